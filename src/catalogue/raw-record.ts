@@ -1,0 +1,26 @@
+/**
+ * A record as a reader found it in a file or an upstream answer, before validation: property
+ * names as on the wire, values untyped. Numbers keep their source text so that a decimal such
+ * as SplitPercent is never rounded through a binary float.
+ */
+export class NumberText {
+  constructor(readonly text: string) {}
+}
+
+export type RawValue = null | boolean | string | NumberText | readonly RawValue[] | RawRecord;
+
+export interface RawRecord {
+  readonly [field: string]: RawValue | undefined;
+}
+
+export function isRawRecord(value: RawValue | undefined): value is RawRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof NumberText);
+}
+
+/** A short, readable rendering of an offending value for problem reports. */
+export function describeValue(value: RawValue | undefined): string {
+  if (value === undefined) return '(missing)';
+  if (value instanceof NumberText) return value.text;
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,45 @@
+/** What every command shares: its flags, parsed strictly, and its help text. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, SETTINGS, describeSettings, type SettingName } from '../config.js';
+
+export interface CommandSpec {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+  readonly settings: readonly SettingName[];
+  /** Flags beyond the settings, such as `--replace`. */
+  readonly flags?: Readonly<Record<string, { readonly type: 'boolean' | 'string'; readonly description: string }>>;
+  readonly positionals?: boolean;
+}
+
+export interface ParsedCommand {
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly positionals: readonly string[];
+  readonly help: boolean;
+}
+
+export function commandHelp(spec: CommandSpec): string {
+  const flags = Object.entries(spec.flags ?? {}).map(([flag, { type, description }]) =>
+    `  --${flag}${type === 'string' ? ' VALUE' : ''}`.padEnd(28) + description,
+  );
+  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings), ...flags, '  --help'.padEnd(28) + 'show this help'];
+  return lines.join('\n');
+}
+
+/** Parses a command's arguments; a wrong flag is a ConfigError naming it. */
+export function parseCommand(spec: CommandSpec, args: readonly string[]): ParsedCommand {
+  const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
+  for (const name of spec.settings) options[SETTINGS[name].flag] = { type: 'string' };
+  for (const [flag, { type }] of Object.entries(spec.flags ?? {})) options[flag] = { type };
+  try {
+    const { values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: spec.positionals ?? false });
+    return { values, positionals, help: values['help'] === true };
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = /'(-[^' ]+)/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new ConfigError(`${spec.name}: unknown option ${option ?? message}`);
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new ConfigError(`${spec.name}: unexpected argument ${/'([^']*)'/.exec(message)?.[1] ?? ''}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`${spec.name}: ${option ?? 'an option'} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'}`);
+    throw error;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * Settings of every command, declared once: flag, environment variable, default, parser and
+ * description. Flags win over the environment; the first bad value stops the command with a
+ * one-line error that names the flag or variable.
+ */
+import { CUSTOMER_KEY_PATTERN, DEFAULT_CUSTOMER } from './catalogue/model.js';
+import { DEFAULT_XML_NAMESPACE } from './formats/xml-writer.js';
+import { DEFAULT_DATABASE, DatabaseSpecError, parseDatabaseSpec, type DatabaseSpec } from './store/database.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface Setting<T> {
+  /** The flag without its dashes. */
+  readonly flag: string;
+  readonly env?: string;
+  /** Shown in help after the flag: `--port N`. */
+  readonly valueName: string;
+  readonly description: string;
+  readonly defaultText: string;
+  readonly parse: (text: string) => T;
+}
+
+function integerIn(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return value;
+  };
+}
+
+function nonEmpty(text: string): string {
+  if (text.trim() === '') throw new Error('must not be empty');
+  return text;
+}
+
+export const SETTINGS = {
+  database: {
+    flag: 'database',
+    env: 'MARQUEE_DATABASE',
+    valueName: 'D',
+    description: 'SQLite file path (or sqlite:PATH), or a postgres:// URL',
+    defaultText: DEFAULT_DATABASE,
+    parse: (text: string): DatabaseSpec => {
+      try {
+        return parseDatabaseSpec(text);
+      } catch (error) {
+        if (error instanceof DatabaseSpecError) throw new Error(error.message);
+        throw error;
+      }
+    },
+  },
+  customer: {
+    flag: 'customer',
+    valueName: 'KEY',
+    description: 'customer whose catalogue is read or written',
+    defaultText: DEFAULT_CUSTOMER,
+    parse: (text: string): string => {
+      if (!CUSTOMER_KEY_PATTERN.test(text)) throw new Error('must be 1 to 64 of a-z, 0-9 and -');
+      return text;
+    },
+  },
+  port: {
+    flag: 'port',
+    env: 'PORT',
+    valueName: 'N',
+    description: 'TCP port to listen on',
+    defaultText: '8080',
+    parse: integerIn(0, 65535),
+  },
+  host: {
+    flag: 'host',
+    env: 'HOST',
+    valueName: 'H',
+    description: 'address to listen on',
+    defaultText: '127.0.0.1',
+    parse: nonEmpty,
+  },
+  xmlNamespace: {
+    flag: 'xml-namespace',
+    env: 'MARQUEE_XML_NAMESPACE',
+    valueName: 'URI',
+    description: 'default namespace of XML answers',
+    defaultText: DEFAULT_XML_NAMESPACE,
+    parse: nonEmpty,
+  },
+  cacheControl: {
+    flag: 'cache-control',
+    env: 'MARQUEE_CACHE_CONTROL',
+    valueName: 'VALUE',
+    description: 'Cache-Control header of catalogue answers',
+    defaultText: 'no-cache',
+    parse: nonEmpty,
+  },
+  pollInterval: {
+    flag: 'poll-interval',
+    env: 'MARQUEE_POLL_INTERVAL',
+    valueName: 'MS',
+    description: 'how often a server checks the database for a new catalogue, in milliseconds',
+    defaultText: '250',
+    parse: integerIn(10, 3_600_000),
+  },
+  logLevel: {
+    flag: 'log-level',
+    env: 'MARQUEE_LOG_LEVEL',
+    valueName: 'LEVEL',
+    description: 'fatal, error, warn, info, debug, trace or silent',
+    defaultText: 'info',
+    parse: (text: string): string => {
+      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(text)) throw new Error('must be one of fatal, error, warn, info, debug, trace, silent');
+      return text;
+    },
+  },
+} as const satisfies Record<string, Setting<unknown>>;
+
+export type SettingName = keyof typeof SETTINGS;
+export type Settings<Names extends SettingName> = { readonly [N in Names]: ReturnType<(typeof SETTINGS)[N]['parse']> };
+
+/**
+ * Resolves the named settings from parsed flags, then the environment, then defaults. The
+ * result is frozen: configuration is read once, at start.
+ */
+export function resolveSettings<Names extends SettingName>(
+  names: readonly Names[],
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): Settings<Names> {
+  const resolved: Record<string, unknown> = {};
+  for (const name of names) {
+    const setting: Setting<unknown> = SETTINGS[name];
+    const flagValue = flags[setting.flag];
+    const [source, text] =
+      typeof flagValue === 'string'
+        ? [`--${setting.flag}`, flagValue]
+        : setting.env !== undefined && env[setting.env] !== undefined
+          ? [setting.env, env[setting.env] as string]
+          : [undefined, setting.defaultText];
+    try {
+      resolved[name] = setting.parse(text);
+    } catch (error) {
+      throw new ConfigError(`${source ?? `the default of --${setting.flag}`} ${(error as Error).message}, got '${text}'`);
+    }
+  }
+  return Object.freeze(resolved) as Settings<Names>;
+}
+
+/** One help line per setting: flag, variable, default and meaning. */
+export function describeSettings(names: readonly SettingName[]): string {
+  return names
+    .map((name) => {
+      const setting: Setting<unknown> = SETTINGS[name];
+      const env = setting.env ? ` (env ${setting.env})` : '';
+      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}; default ${setting.defaultText}`;
+    })
+    .join('\n');
+}

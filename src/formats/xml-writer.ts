@@ -1,0 +1,61 @@
+/**
+ * Writes records in the API's XML wire form, as the .NET DataContractSerializer does: elements in
+ * ordinal alphabetical order, `i:nil` for null, the data-contract namespace on the root.
+ */
+import { formatMillionths } from '../catalogue/split-percent.js';
+import { arrayRootName, type Scalar, type ScalarKind, type WireShape } from './wire-shape.js';
+import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
+
+export const DEFAULT_XML_NAMESPACE = 'http://schemas.datacontract.org/2004/07/Vista.Online.BackOffice.Api.Models.V1';
+const XML_SCHEMA_INSTANCE = 'http://www.w3.org/2001/XMLSchema-instance';
+
+function xmlScalar(kind: ScalarKind, value: Exclude<Scalar, null>): string {
+  if (kind === 'percent') return formatMillionths(value as number);
+  return typeof value === 'string' ? escapeXmlText(value) : String(value);
+}
+
+function xmlElement(name: string, content: string): string {
+  return content === '' ? `<${name}/>` : `<${name}>${content}</${name}>`;
+}
+
+/** The child elements of one record, without the record's own element. */
+export function xmlChildren<T>(shape: WireShape<T>, record: T): string {
+  let xml = '';
+  for (const field of shape.xmlFields) {
+    if (field.kind === 'list') {
+      const items: readonly unknown[] = field.read(record);
+      const itemShape: WireShape<unknown> = field.item;
+      if (field.xml === 'repeated') {
+        for (const item of items) xml += xmlElement(field.name, xmlChildren(itemShape, item));
+      } else {
+        xml += xmlElement(field.name, items.map((item) => xmlElement(itemShape.name, xmlChildren(itemShape, item))).join(''));
+      }
+      continue;
+    }
+    const value = field.read(record);
+    xml += value === null ? `<${field.name} i:nil="true"/>` : xmlElement(field.name, xmlScalar(field.kind, value));
+  }
+  return xml;
+}
+
+/** Writes XML documents whose root carries the configured data-contract namespace. */
+export class XmlWriter {
+  private readonly namespaces: string;
+
+  constructor(namespace: string = DEFAULT_XML_NAMESPACE) {
+    this.namespaces = ` xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${escapeXmlAttribute(namespace)}"`;
+  }
+
+  /** One record as a document, from its children as written by `xmlChildren`. */
+  record(shape: Pick<WireShape<unknown>, 'name'>, children: string): string {
+    return `<${shape.name}${this.namespaces}>${children}</${shape.name}>`;
+  }
+
+  /** A list as a document, from each record's children as written by `xmlChildren`. */
+  arrayDocument(shape: Pick<WireShape<unknown>, 'name'>, children: readonly string[]): string {
+    const root = arrayRootName(shape);
+    let xml = `<${root}${this.namespaces}>`;
+    for (const child of children) xml += xmlElement(shape.name, child);
+    return `${xml}</${root}>`;
+  }
+}

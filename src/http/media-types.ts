@@ -1,0 +1,30 @@
+/** The media types the API answers in, and the format each stands for. */
+import type { FormatName } from '../formats/representation.js';
+import type { FastifyRequest } from 'fastify';
+import { negotiate } from './negotiate.js';
+
+const OFFERS = ['application/json', 'application/xml', 'text/json', 'text/xml'] as const;
+type Offer = (typeof OFFERS)[number];
+
+export interface MediaType {
+  readonly format: FormatName;
+  /** The Content-Type header of a representation in this media type. */
+  readonly contentType: string;
+}
+
+const MEDIA_TYPES: Readonly<Record<Offer, MediaType>> = {
+  'application/json': { format: 'json', contentType: 'application/json; charset=utf-8' },
+  'application/xml': { format: 'xml', contentType: 'application/xml; charset=utf-8' },
+  'text/json': { format: 'json', contentType: 'text/json; charset=utf-8' },
+  'text/xml': { format: 'xml', contentType: 'text/xml; charset=utf-8' },
+};
+
+/** `?format=json|xml` overrides Accept; an unknown value is ignored like any unknown parameter. */
+export function requestedMediaType(request: FastifyRequest): MediaType {
+  const query = request.query as Record<string, unknown> | undefined;
+  const raw = query?.['format'];
+  const format = Array.isArray(raw) ? raw[0] : raw;
+  if (format === 'json') return MEDIA_TYPES['application/json'];
+  if (format === 'xml') return MEDIA_TYPES['application/xml'];
+  return MEDIA_TYPES[negotiate(request.headers.accept, OFFERS)];
+}

@@ -1,0 +1,62 @@
+/**
+ * Proactive negotiation on Accept (RFC 9110 §12.5.1): the highest q-value wins, then the most
+ * specific range, then the order of the offers. Nothing acceptable falls back to the first
+ * offer, never 406, since clients in the field send `text/plain` or `*` + `/*` and parse JSON.
+ */
+export interface MediaRange {
+  readonly type: string;
+  readonly subtype: string;
+  readonly q: number;
+}
+
+export function parseAccept(header: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [mediaType = '', ...parameters] = part.split(';');
+    const [type, subtype, extra] = mediaType.trim().toLowerCase().split('/');
+    if (!type || !subtype || extra !== undefined) continue;
+    let q = 1;
+    for (const parameter of parameters) {
+      const [name, value] = parameter.split('=').map((s) => s.trim());
+      if (name?.toLowerCase() === 'q') q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : 0;
+    }
+    ranges.push({ type, subtype, q });
+  }
+  return ranges;
+}
+
+/** 2 for an exact match, 1 for `type/*`, 0 for `*` + `/*`, undefined when the range does not match. */
+function specificity(range: MediaRange, offer: string): number | undefined {
+  const [type, subtype] = offer.split('/');
+  if (range.type === '*') return range.subtype === '*' ? 0 : undefined;
+  if (range.type !== type) return undefined;
+  if (range.subtype === '*') return 1;
+  return range.subtype === subtype ? 2 : undefined;
+}
+
+/** Picks one of `offers` (lower-case media types, the default first) for an Accept header. */
+export function negotiate<Offer extends string>(accept: string | undefined, offers: readonly [Offer, ...Offer[]]): Offer {
+  if (accept === undefined || accept.trim() === '') return offers[0];
+  const ranges = parseAccept(accept);
+  let best = offers[0];
+  let bestQ = 0;
+  let bestSpecificity = -1;
+  for (const offer of offers) {
+    // The most specific range that matches an offer decides its quality.
+    let q = 0;
+    let rank = -1;
+    for (const range of ranges) {
+      const s = specificity(range, offer);
+      if (s !== undefined && s > rank) {
+        rank = s;
+        q = range.q;
+      }
+    }
+    if (q > bestQ || (q === bestQ && q > 0 && rank > bestSpecificity)) {
+      best = offer;
+      bestQ = q;
+      bestSpecificity = rank;
+    }
+  }
+  return best;
+}

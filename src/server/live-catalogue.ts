@@ -1,0 +1,62 @@
+/**
+ * The catalogues a server answers from. Each customer's snapshot is loaded in one read
+ * transaction, published, and swapped in whole when the stored version moves, so every answer
+ * comes wholly from one committed catalogue.
+ */
+import { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import { PublishedCatalogue } from '../formats/published-catalogue.js';
+import type { XmlWriter } from '../formats/xml-writer.js';
+import type { CatalogueDirectory } from '../http/catalogue-routes.js';
+import { loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
+import type { SqlClient } from '../store/sql-client.js';
+
+export class LiveCatalogue implements CatalogueDirectory {
+  private catalogues = new Map<string, PublishedCatalogue>();
+  private readonly empty: PublishedCatalogue;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: SqlClient,
+    private readonly xml: XmlWriter,
+    private readonly onReload: (customer: string, snapshot: CatalogueSnapshot) => void = () => {},
+  ) {
+    this.empty = new PublishedCatalogue(CatalogueSnapshot.empty(), xml);
+  }
+
+  published(customer: string): PublishedCatalogue {
+    return this.catalogues.get(customer) ?? this.empty;
+  }
+
+  /** Loads every customer whose stored version differs from the one served. */
+  refresh(): Promise<void> {
+    // One refresh at a time; a call during one shares it.
+    this.refreshing ??= this.reloadChanged().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** Checks the stored versions every `intervalMs` and reloads what changed. */
+  watch(intervalMs: number, onError: (error: unknown) => void): void {
+    this.timer = setInterval(() => this.refresh().catch(onError), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async reloadChanged(): Promise<void> {
+    const versions = await loadCatalogueVersions(this.db);
+    for (const [customer, version] of versions) {
+      if (this.catalogues.get(customer)?.snapshot.version === version) continue;
+      const snapshot = await this.db.transaction(
+        async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)),
+        { readOnly: true },
+      );
+      const next = new Map(this.catalogues);
+      next.set(customer, new PublishedCatalogue(snapshot, this.xml));
+      this.catalogues = next;
+      this.onReload(customer, snapshot);
+    }
+  }
+}

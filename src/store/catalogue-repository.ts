@@ -1,0 +1,252 @@
+/**
+ * Reading and writing one customer's catalogue. Every function takes the database or the
+ * transaction it works in; the caller decides where a transaction begins and ends.
+ */
+import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
+import type { SqlClient, SqlValue } from './sql-client.js';
+
+interface FilmRow {
+  id: string;
+  title: string;
+  short_name: string | null;
+  synopsis: string | null;
+  genre: string | null;
+  signage_text: string | null;
+  distributor: string | null;
+  last_modified_date: string;
+  opening_date: string | null;
+  rating: string | null;
+  status: string;
+  content: string | null;
+  duration: number;
+  display_sequence: number;
+  national_code: string | null;
+  format: string;
+  is_restricted: number;
+  audio_language: string | null;
+  government_film_title: string | null;
+  film_poster_url: string | null;
+  film_poster_thumbnail_url: string | null;
+  backdrop_image_url: string | null;
+  film_trailer_url: string | null;
+}
+
+interface PersonRow {
+  film_id: string;
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  role: string;
+}
+
+interface PackageRow {
+  id: number;
+  title: string;
+  status: string;
+}
+
+interface PackageFilmRow {
+  package_id: number;
+  film_order: number;
+  film_id: string;
+  title: string;
+  split_millionths: number;
+  trailer_duration: number;
+  clean_up_duration: number;
+}
+
+const FILM_COLUMNS = [
+  'id', 'title', 'short_name', 'synopsis', 'genre', 'signage_text', 'distributor', 'last_modified_date',
+  'opening_date', 'rating', 'status', 'content', 'duration', 'display_sequence', 'national_code', 'format',
+  'is_restricted', 'audio_language', 'government_film_title', 'film_poster_url', 'film_poster_thumbnail_url',
+  'backdrop_image_url', 'film_trailer_url',
+] as const satisfies readonly (keyof FilmRow)[];
+
+function filmToRow(film: Film): FilmRow {
+  return {
+    id: film.id,
+    title: film.title,
+    short_name: film.shortName,
+    synopsis: film.synopsis,
+    genre: film.genre,
+    signage_text: film.signageText,
+    distributor: film.distributor,
+    last_modified_date: film.lastModifiedDate,
+    opening_date: film.openingDate,
+    rating: film.rating,
+    status: film.status,
+    content: film.content,
+    duration: film.duration,
+    display_sequence: film.displaySequence,
+    national_code: film.nationalCode,
+    format: film.format,
+    is_restricted: film.isRestricted ? 1 : 0,
+    audio_language: film.audioLanguage,
+    government_film_title: film.governmentFilmTitle,
+    film_poster_url: film.filmPosterUrl,
+    film_poster_thumbnail_url: film.filmPosterThumbnailUrl,
+    backdrop_image_url: film.backdropImageUrl,
+    film_trailer_url: film.filmTrailerUrl,
+  };
+}
+
+// Rows were validated on their way in, so their enumerations are trusted on the way out.
+function filmFromRow(row: FilmRow, people: readonly Person[]): Film {
+  return {
+    id: row.id,
+    title: row.title,
+    shortName: row.short_name,
+    synopsis: row.synopsis,
+    genre: row.genre,
+    signageText: row.signage_text,
+    distributor: row.distributor,
+    lastModifiedDate: row.last_modified_date,
+    openingDate: row.opening_date,
+    rating: row.rating,
+    status: row.status as Film['status'],
+    content: row.content,
+    duration: row.duration,
+    displaySequence: row.display_sequence,
+    nationalCode: row.national_code,
+    format: row.format as Film['format'],
+    isRestricted: row.is_restricted !== 0,
+    people,
+    audioLanguage: row.audio_language,
+    governmentFilmTitle: row.government_film_title,
+    filmPosterUrl: row.film_poster_url,
+    filmPosterThumbnailUrl: row.film_poster_thumbnail_url,
+    backdropImageUrl: row.backdrop_image_url,
+    filmTrailerUrl: row.film_trailer_url,
+  };
+}
+
+function personFromRow(row: PersonRow): Person {
+  return { id: row.id, firstName: row.first_name, lastName: row.last_name, role: row.role as Person['role'] };
+}
+
+function packageFilmFromRow(row: PackageFilmRow): PackageFilm {
+  return {
+    filmId: row.film_id,
+    title: row.title,
+    splitMillionths: row.split_millionths,
+    trailerDuration: row.trailer_duration,
+    cleanUpDuration: row.clean_up_duration,
+    order: row.film_order,
+  };
+}
+
+function groupBy<Row, Key>(rows: readonly Row[], key: (row: Row) => Key): Map<Key, Row[]> {
+  const groups = new Map<Key, Row[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
+}
+
+/** The customer's whole catalogue, in no particular order. */
+export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
+  const [filmRows, personRows, packageRows, packageFilmRows] = await Promise.all([
+    db.query<FilmRow>(`SELECT ${FILM_COLUMNS.join(', ')} FROM film WHERE customer = ?`, [customer]),
+    db.query<PersonRow>('SELECT film_id, id, first_name, last_name, role FROM film_person WHERE customer = ? ORDER BY film_id, position', [customer]),
+    db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]),
+    db.query<PackageFilmRow>(
+      `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
+       FROM film_package_film WHERE customer = ? ORDER BY package_id, film_order`,
+      [customer],
+    ),
+  ]);
+  const peopleByFilm = groupBy(personRows, (row) => row.film_id);
+  const filmsByPackage = groupBy(packageFilmRows, (row) => row.package_id);
+  return {
+    films: filmRows.map((row) => filmFromRow(row, (peopleByFilm.get(row.id) ?? []).map(personFromRow))),
+    packages: packageRows.map((row) => ({
+      id: row.id,
+      title: row.title,
+      status: row.status as FilmPackage['status'],
+      films: (filmsByPackage.get(row.id) ?? []).map(packageFilmFromRow),
+    })),
+  };
+}
+
+export async function loadFilmIds(db: SqlClient, customer: string): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>('SELECT id FROM film WHERE customer = ?', [customer]);
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function deleteCatalogue(tx: SqlClient, customer: string): Promise<void> {
+  for (const table of ['film_package_film', 'film_package', 'film_person', 'film']) {
+    await tx.execute(`DELETE FROM ${table} WHERE customer = ?`, [customer]);
+  }
+}
+
+/** Rows per INSERT: few statements for big imports, well under both databases' parameter limits. */
+const ROWS_PER_INSERT = 200;
+
+async function insertRows(tx: SqlClient, table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[], conflict = ''): Promise<void> {
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const batch = rows.slice(start, start + ROWS_PER_INSERT);
+    await tx.execute(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${batch.map(() => tuple).join(', ')}${conflict}`,
+      batch.flat(),
+    );
+  }
+}
+
+/** Inserts films, or replaces those whose id is already taken, people included. */
+export async function saveFilms(tx: SqlClient, customer: string, films: readonly Film[]): Promise<void> {
+  const updates = FILM_COLUMNS.filter((column) => column !== 'id').map((column) => `${column} = excluded.${column}`);
+  await insertRows(
+    tx,
+    'film',
+    ['customer', ...FILM_COLUMNS],
+    films.map((film) => {
+      const row = filmToRow(film);
+      return [customer, ...FILM_COLUMNS.map((column) => row[column])];
+    }),
+    ` ON CONFLICT (customer, id) DO UPDATE SET ${updates.join(', ')}`,
+  );
+  for (const film of films) await tx.execute('DELETE FROM film_person WHERE customer = ? AND film_id = ?', [customer, film.id]);
+  await insertRows(
+    tx,
+    'film_person',
+    ['customer', 'film_id', 'position', 'id', 'first_name', 'last_name', 'role'],
+    films.flatMap((film) => film.people.map((person, position) => [customer, film.id, position, person.id, person.firstName, person.lastName, person.role])),
+  );
+}
+
+/** Inserts packages, or replaces those whose id is already taken, films included. */
+export async function savePackages(tx: SqlClient, customer: string, packages: readonly FilmPackage[]): Promise<void> {
+  for (const filmPackage of packages) await tx.execute('DELETE FROM film_package WHERE customer = ? AND id = ?', [customer, filmPackage.id]);
+  await insertRows(tx, 'film_package', ['customer', 'id', 'title', 'status'], packages.map((p) => [customer, p.id, p.title, p.status]));
+  await insertRows(
+    tx,
+    'film_package_film',
+    ['customer', 'package_id', 'film_order', 'film_id', 'title', 'split_millionths', 'trailer_duration', 'clean_up_duration'],
+    packages.flatMap((p) => p.films.map((f) => [customer, p.id, f.order, f.filmId, f.title, f.splitMillionths, f.trailerDuration, f.cleanUpDuration])),
+  );
+}
+
+/** Marks the customer's catalogue as changed; servers reload when they see a new version. */
+export async function bumpCatalogueVersion(tx: SqlClient, customer: string): Promise<number> {
+  const [row] = await tx.query<{ version: number }>(
+    `INSERT INTO catalogue (customer, version, changed_at) VALUES (?, 1, ?)
+     ON CONFLICT (customer) DO UPDATE SET version = catalogue.version + 1, changed_at = excluded.changed_at
+     RETURNING version`,
+    [customer, new Date().toISOString()],
+  );
+  return row?.version ?? 1;
+}
+
+/** The version of every customer's catalogue that has ever been imported. */
+export async function loadCatalogueVersions(db: SqlClient): Promise<Map<string, number>> {
+  const rows = await db.query<{ customer: string; version: number }>('SELECT customer, version FROM catalogue');
+  return new Map(rows.map((row) => [row.customer, row.version]));
+}
+
+export async function loadCatalogueVersion(db: SqlClient, customer: string): Promise<number> {
+  const [row] = await db.query<{ version: number }>('SELECT version FROM catalogue WHERE customer = ?', [customer]);
+  return row?.version ?? 0;
+}

@@ -1,0 +1,89 @@
+/**
+ * The schema, as numbered steps in SQL that SQLite and PostgreSQL both read. A step never
+ * changes once released; a later change is a new step.
+ */
+import type { SqlClient } from './sql-client.js';
+
+const MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    `CREATE TABLE catalogue (
+      customer TEXT PRIMARY KEY,
+      version INTEGER NOT NULL,
+      changed_at TEXT NOT NULL
+    )`,
+    `CREATE TABLE film (
+      customer TEXT NOT NULL,
+      id TEXT NOT NULL,
+      title TEXT NOT NULL,
+      short_name TEXT,
+      synopsis TEXT,
+      genre TEXT,
+      signage_text TEXT,
+      distributor TEXT,
+      last_modified_date TEXT NOT NULL,
+      opening_date TEXT,
+      rating TEXT,
+      status TEXT NOT NULL,
+      content TEXT,
+      duration INTEGER NOT NULL,
+      display_sequence INTEGER NOT NULL,
+      national_code TEXT,
+      format TEXT NOT NULL,
+      is_restricted INTEGER NOT NULL,
+      audio_language TEXT,
+      government_film_title TEXT,
+      film_poster_url TEXT,
+      film_poster_thumbnail_url TEXT,
+      backdrop_image_url TEXT,
+      film_trailer_url TEXT,
+      PRIMARY KEY (customer, id)
+    )`,
+    `CREATE TABLE film_person (
+      customer TEXT NOT NULL,
+      film_id TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      id TEXT NOT NULL,
+      first_name TEXT,
+      last_name TEXT,
+      role TEXT NOT NULL,
+      PRIMARY KEY (customer, film_id, position),
+      FOREIGN KEY (customer, film_id) REFERENCES film (customer, id) ON DELETE CASCADE
+    )`,
+    `CREATE TABLE film_package (
+      customer TEXT NOT NULL,
+      id INTEGER NOT NULL,
+      title TEXT NOT NULL,
+      status TEXT NOT NULL,
+      PRIMARY KEY (customer, id)
+    )`,
+    `CREATE TABLE film_package_film (
+      customer TEXT NOT NULL,
+      package_id INTEGER NOT NULL,
+      film_order INTEGER NOT NULL,
+      film_id TEXT NOT NULL,
+      title TEXT NOT NULL,
+      split_millionths INTEGER NOT NULL,
+      trailer_duration INTEGER NOT NULL,
+      clean_up_duration INTEGER NOT NULL,
+      PRIMARY KEY (customer, package_id, film_order),
+      FOREIGN KEY (customer, package_id) REFERENCES film_package (customer, id) ON DELETE CASCADE,
+      FOREIGN KEY (customer, film_id) REFERENCES film (customer, id)
+    )`,
+  ],
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the schema up to date, one transaction per step. */
+export async function migrate(db: SqlClient): Promise<void> {
+  await db.execute('CREATE TABLE IF NOT EXISTS schema_migration (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  for (const [index, steps] of MIGRATIONS.entries()) {
+    const version = index + 1;
+    await db.transaction(async (tx) => {
+      const done = await tx.query('SELECT 1 FROM schema_migration WHERE version = ?', [version]);
+      if (done.length > 0) return;
+      for (const step of steps) await tx.execute(step);
+      await tx.execute('INSERT INTO schema_migration (version, applied_at) VALUES (?, ?)', [version, new Date().toISOString()]);
+    });
+  }
+}
