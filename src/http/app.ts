@@ -4,7 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { CATALOGUE_PATHS, registerCatalogueRoutes, type CatalogueDirectory } from './catalogue-routes.js';
+import { CATALOGUE_PATHS, pathNotFound, registerCatalogueRoutes, type CatalogueDirectory } from './catalogue-routes.js';
 import { HttpError } from './http-error.js';
 import { sendProblem } from './send.js';
 
@@ -17,6 +17,10 @@ export interface AppOptions {
 /** Longest id segment the router accepts; longer ones cannot name a record (ids have 64 characters). */
 const MAX_ID_SEGMENT = 1024;
 
+function requestPath(url: string): string {
+  return url.split('?')[0] ?? '';
+}
+
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
@@ -24,7 +28,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // A malformed percent-encoding or an overlong segment names no record: 404, as for any unknown id.
     frameworkErrors: (error, request, reply) => {
       const notFound = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      return sendProblem(request, reply, notFound ? HttpError.notFound(`Nothing is found at '${request.url}'.`) : new HttpError(400, 'Bad Request', error.message));
+      return sendProblem(request, reply, notFound ? pathNotFound(requestPath(request.url)) : new HttpError(400, 'Bad Request', error.message));
     },
   });
 
@@ -35,11 +39,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerCatalogueRoutes(app, options);
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
+    const path = requestPath(request.url);
     if (CATALOGUE_PATHS.test(path)) {
       return sendProblem(request, reply, new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' }));
     }
-    return sendProblem(request, reply, HttpError.notFound(`Nothing is found at '${path}'.`));
+    return sendProblem(request, reply, pathNotFound(path));
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

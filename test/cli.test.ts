@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { DEMO, freshDatabase, runCli, tempDir } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+let demoFilms: Json[];
+let demoPackages: Json[];
+let work: string;
+
+before(async () => {
+  demoFilms = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Json[];
+  demoPackages = JSON.parse(await readFile(join(DEMO, 'filmpackages.json'), 'utf8')) as Json[];
+  work = await tempDir();
+});
+
+async function writeJson(name: string, value: unknown): Promise<string> {
+  const file = join(work, name);
+  await writeFile(file, JSON.stringify(value));
+  return file;
+}
+
+/** The catalogue as its export files: the API's own list answers. */
+async function exported(database: string, format = 'json'): Promise<{ films: string; packages: string }> {
+  const out = join(await tempDir(), 'export');
+  const result = await runCli(['export', '--database', database, '--out', out, '--format', format]);
+  assert.equal(result.status, 0, result.stderr);
+  return { films: await readFile(join(out, `films.${format}`), 'utf8'), packages: await readFile(join(out, `filmpackages.${format}`), 'utf8') };
+}
+
+async function demoDatabase(): Promise<string> {
+  const database = await freshDatabase();
+  const result = await runCli(['import', '--database', database, DEMO]);
+  assert.equal(result.status, 0, result.stderr);
+  return database;
+}
+
+describe('marquee import', () => {
+  test('loads films and packages from one call and says how many', async () => {
+    const database = await freshDatabase();
+    const result = await runCli(['import', '--database', database, join(DEMO, 'filmpackages.json'), join(DEMO, 'films.json')]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`^Imported ${demoFilms.length} films and ${demoPackages.length} packages into customer 'default'`));
+    const { films } = await exported(database);
+    assert.equal((JSON.parse(films) as unknown[]).length, demoFilms.length);
+  });
+
+  test('refuses a film whose ShortName has 11 characters, naming film and field, and changes nothing', async () => {
+    const database = await demoDatabase();
+    const before = await exported(database);
+    const bad: Json = { ...demoFilms[0], Title: 'Changed', ShortName: 'Nosferatu!!' };
+    const result = await runCli(['import', '--database', database, await writeJson('short-name.json', [demoFilms[1], bad])]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, new RegExp(`short-name\\.json: record 2 \\(id "${String(bad['Id'])}"\\): ShortName: must be at most 10 characters \\(has 11\\), got "Nosferatu!!"`));
+    assert.match(result.stderr, /nothing was changed/);
+    assert.deepEqual(await exported(database), before);
+  });
+
+  test('reports every problem of every file, with file, record, id, field and rule', async () => {
+    const database = await demoDatabase();
+    const before = await exported(database);
+    const films = await writeJson('films.json', [
+      { ...demoFilms[0], Status: 'Showing' },
+      { ...demoFilms[1], Duration: -5, OpeningDate: '2023-02-29T00:00:00' },
+      { ...demoFilms[2], Id: demoFilms[0]?.['Id'] },
+      'not a record',
+    ]);
+    const packages = await writeJson('packages.json', { Id: 99, Title: 'Ghosts', Status: 'Active', Films: [{ FilmId: 'NO-SUCH-FILM', Title: 'Ghost', SplitPercent: 100.0000001, TrailerDuration: 0, CleanUpDuration: 0, Order: 1 }] });
+    const result = await runCli(['import', '--database', database, films, packages]);
+    assert.equal(result.status, 1);
+    const lines = result.stderr.trim().split('\n');
+    for (const expected of [
+      /films\.json: record 1 .*Status: must be one of 'Active', 'Inactive', 'Deleted', got "Showing"/,
+      /films\.json: record 2 .*Duration: must be an integer from 0/,
+      /films\.json: record 2 .*OpeningDate: must be a real date-time/,
+      /films\.json: record 3 .*Id: must be unique, but record 1 of .*films\.json has it too/,
+      /films\.json: record 4: must be an object, got "not a record"/,
+      /packages\.json: record 1 \(id "99"\): Films\[1\]\.SplitPercent: must be a number from 0 to 100 with at most six decimals, got 100\.0000001/,
+    ]) {
+      assert.ok(lines.some((line) => expected.test(line)), `${expected} in\n${result.stderr}`);
+    }
+    assert.match(result.stderr, /the import has 6 problems; nothing was changed/);
+    assert.deepEqual(await exported(database), before);
+  });
+
+  test('a package must name a film of the catalogue, in the same import or already stored', async () => {
+    const database = await demoDatabase();
+    const ghost = await writeJson('ghost.json', { Id: 98, Title: 'Ghost', Status: 'Active', Films: [{ FilmId: 'NO-SUCH-FILM', Title: 'Ghost', SplitPercent: 100, TrailerDuration: 0, CleanUpDuration: 0, Order: 1 }] });
+    const refused = await runCli(['import', '--database', database, ghost]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /ghost\.json: record 1 \(id "98"\): Films\[1\]\.FilmId: must name a film of the catalogue, got "NO-SUCH-FILM"/);
+    const existing = await writeJson('existing.json', { Id: 98, Title: 'Reprise', Status: 'Active', Films: [{ FilmId: demoFilms[0]?.['Id'], Title: 'x', SplitPercent: 60, TrailerDuration: 0, CleanUpDuration: 0, Order: 1 }] });
+    const merged = await runCli(['import', '--database', database, existing]);
+    assert.equal(merged.status, 0, merged.stderr);
+    assert.match(merged.stderr, /warning: .*existing\.json: record 1 \(id "98"\): Films: SplitPercent values should add up to 100, got 60\.000000/);
+  });
+
+  test('merges by id by default; --replace makes the catalogue exactly the input', async () => {
+    const database = await demoDatabase();
+    const changed: Json = { ...demoFilms[0], Title: 'Nosferatu (restored)' };
+    const added = { ...demoFilms[0], Id: 'NEW-1', DisplaySequence: 1000 };
+    assert.equal((await runCli(['import', '--database', database, await writeJson('merge.json', [changed, added])])).status, 0);
+    let films = JSON.parse((await exported(database)).films) as Json[];
+    assert.equal(films.length, demoFilms.length + 1);
+    assert.equal(films.find((film) => film['Id'] === changed['Id'])?.['Title'], 'Nosferatu (restored)');
+    assert.equal(films.at(-1)?.['Id'], 'NEW-1');
+
+    const replaced = await runCli(['import', '--database', database, '--replace', await writeJson('only.json', added)]);
+    assert.equal(replaced.status, 0, replaced.stderr);
+    const after = await exported(database);
+    films = JSON.parse(after.films) as Json[];
+    assert.deepEqual(films.map((film) => film['Id']), ['NEW-1']);
+    assert.equal(after.packages, '[]');
+  });
+
+  test('names a missing file or unreadable input plainly, with no stack trace', async () => {
+    const database = await demoDatabase();
+    const before = await exported(database);
+    const cases: [string, string, RegExp][] = [
+      ['missing', join(work, 'no-such.json'), /no-such\.json: no such file; nothing was changed/],
+      ['empty', await writeJson('blank.json', ''), /blank\.json: the file is empty/],
+      ['broken JSON', join(work, 'broken.json'), /broken\.json: not valid JSON/],
+      ['broken XML', join(work, 'broken.xml'), /broken\.xml: not well-formed XML/],
+      ['unknown XML root', join(work, 'root.xml'), /root\.xml: unknown root element <Cinema>/],
+      ['a scalar', await writeJson('scalar.json', 42), /scalar\.json: expected a JSON object or an array of objects/],
+    ];
+    await writeFile(join(work, 'blank.json'), '  \n');
+    await writeFile(join(work, 'broken.json'), '[{"Id": "x",');
+    await writeFile(join(work, 'broken.xml'), '<ArrayOfFilm><Film><Id>x</Id></ArrayOfFilm>');
+    await writeFile(join(work, 'root.xml'), '<Cinema/>');
+    for (const [name, file, expected] of cases) {
+      const result = await runCli(['import', '--database', database, file]);
+      assert.equal(result.status, 1, name);
+      assert.match(result.stderr, expected, name);
+      assert.equal(result.stderr.trim().split('\n').length, 1, `${name}: one line\n${result.stderr}`);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, name);
+    }
+    assert.deepEqual(await exported(database), before);
+  });
+
+  test('reads XML in the API\'s own shape, list or single record', async () => {
+    const database = await demoDatabase();
+    const xml = await exported(database, 'xml');
+    const dir = await tempDir();
+    await writeFile(join(dir, 'films.xml'), xml.films);
+    await writeFile(join(dir, 'filmpackages.xml'), xml.packages);
+    const copy = await freshDatabase();
+    const result = await runCli(['import', '--database', copy, dir]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(await exported(copy), await exported(database));
+
+    const single = '<Film xmlns="urn:any" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Duration>90</Duration><Id>X1</Id>' +
+      '<IsRestricted>true</IsRestricted><DisplaySequence>5</DisplaySequence><Format>2D Film</Format><LastModifiedDate>2024-01-01T00:00:00</LastModifiedDate>' +
+      '<Status>Active</Status><Synopsis>One&#xD;\nTwo</Synopsis><Title>X &amp; Y</Title><OpeningDate i:nil="true"/></Film>';
+    await writeFile(join(dir, 'single.xml'), single);
+    assert.equal((await runCli(['import', '--database', copy, join(dir, 'single.xml')])).status, 0);
+    const film = (JSON.parse((await exported(copy)).films) as Json[]).find((f) => f['Id'] === 'X1');
+    assert.equal(film?.['Title'], 'X & Y');
+    assert.equal(film?.['Synopsis'], 'One\r\nTwo');
+    assert.equal(film?.['IsRestricted'], true);
+    assert.equal(film?.['ShortName'], null);
+    assert.deepEqual(film?.['People'], []);
+  });
+});
+
+describe('marquee export', () => {
+  test('writes files that import --replace reads back to the identical catalogue, in JSON and XML', async () => {
+    const database = await demoDatabase();
+    for (const format of ['json', 'xml']) {
+      const out = join(await tempDir(), 'out');
+      assert.equal((await runCli(['export', '--database', database, '--out', out, '--format', format])).status, 0);
+      const copy = await freshDatabase();
+      const result = await runCli(['import', '--database', copy, '--replace', join(out, `films.${format}`), join(out, `filmpackages.${format}`)]);
+      assert.equal(result.status, 0, result.stderr);
+      assert.deepEqual(await exported(copy, 'json'), await exported(database, 'json'), format);
+      assert.deepEqual(await exported(copy, 'xml'), await exported(database, 'xml'), format);
+    }
+  });
+});
+
+describe('usage errors', () => {
+  test('a bad flag, value or variable is one line naming it, with exit status 2', async () => {
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [['import', '--bogus', 'x.json'], {}, /^marquee: import: unknown option --bogus$/],
+      [['import'], {}, /^marquee: import: name at least one FILE or DIR to import$/],
+      [['serve', '--port', 'eighty'], {}, /^marquee: --port must be an integer from 0 to 65535, got 'eighty'$/],
+      [['serve', '--port'], {}, /^marquee: serve: --port needs a value$/],
+      [['serve'], { PORT: '70000' }, /^marquee: PORT must be an integer from 0 to 65535, got '70000'$/],
+      [['serve'], { MARQUEE_LOG_LEVEL: 'loud' }, /^marquee: MARQUEE_LOG_LEVEL must be one of/],
+      [['import', '--customer', 'Big Cinema', 'x.json'], {}, /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Big Cinema'$/],
+      [['export', '--out', 'x', '--format', 'csv'], {}, /^marquee: export: --format must be json or xml, got 'csv'$/],
+      [['export'], {}, /^marquee: export: --out DIR is required$/],
+      [['launch'], {}, /^marquee: unknown command 'launch'/],
+    ];
+    for (const [args, env, expected] of cases) {
+      const result = await runCli(args, env);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.match(result.stderr.trim(), expected, args.join(' '));
+      assert.equal(result.stderr.trim().split('\n').length, 1, args.join(' '));
+    }
+  });
+
+  test('--help describes each command and its settings', async () => {
+    const result = await runCli(['serve', '--help']);
+    assert.equal(result.status, 0);
+    for (const flag of ['--database', '--port', '--host', '--xml-namespace', '--cache-control', 'MARQUEE_DATABASE', 'PORT']) assert.match(result.stdout, new RegExp(flag));
+  });
+});

@@ -1,0 +1,140 @@
+/** What the integration tests share: databases, the app, the command line, an XML reader. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { DOMParser, type Element } from '@xmldom/xmldom';
+import type { FastifyInstance } from 'fastify';
+import { XmlWriter } from '../src/formats/xml-writer.js';
+import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
+import { buildApp } from '../src/http/app.js';
+import { importFiles } from '../src/import/import-files.js';
+import { LiveCatalogue } from '../src/server/live-catalogue.js';
+import { openDatabase } from '../src/store/database.js';
+import type { SqlClient } from '../src/store/sql-client.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const DEMO = join(ROOT, 'demo');
+export const MARQUEE = join(ROOT, 'bin', 'marquee.js');
+
+const cleanups: (() => Promise<unknown>)[] = [];
+
+/** Runs `cleanup` when the test file ends, last registered first. */
+export function atEnd(cleanup: () => Promise<unknown>): void {
+  cleanups.push(cleanup);
+}
+
+// Registered at the file's top level: an `after` inside a hook would run when that hook ends.
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** A fresh directory, removed when the test file ends. */
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'marquee-test-'));
+  atEnd(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A database string for a fresh, empty database. */
+export async function freshDatabase(): Promise<string> {
+  return join(await tempDir(), 'marquee.db');
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly db: SqlClient;
+  readonly live: LiveCatalogue;
+  readonly database: string;
+}
+
+/** The app over a fresh database holding `files` (the demo catalogue by default). */
+export async function startTestApp(files: readonly string[] = [join(DEMO, 'films.json'), join(DEMO, 'filmpackages.json')]): Promise<TestApp> {
+  const database = await freshDatabase();
+  const db = await openDatabase({ kind: 'sqlite', path: database });
+  if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
+  const live = new LiveCatalogue(db, new XmlWriter());
+  await live.refresh();
+  const app = buildApp({ catalogues: live, cacheControl: 'no-cache' });
+  atEnd(async () => {
+    await app.close();
+    await db.close();
+  });
+  return { app, db, live, database };
+}
+
+export interface CliResult {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `marquee ARGS` as a child process, as an operator would. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MARQUEE, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
+
+function childElements(element: Element): Element[] {
+  const children: Element[] = [];
+  for (let node = element.firstChild; node !== null; node = node.nextSibling) if (node.nodeType === node.ELEMENT_NODE) children.push(node as Element);
+  return children;
+}
+
+/**
+ * Reads an XML record back into the JSON wire shape with a real XML parser, checking on the way
+ * that elements come in the order a DataContract serializer requires.
+ */
+function xmlRecordToJson(element: Element, shape: WireShape<unknown>): Record<string, unknown> {
+  const children = childElements(element);
+  const names = children.map((child) => child.localName);
+  const expectedOrder = shape.xmlFields.map((field) => field.name).filter((name) => names.includes(name));
+  const distinct = names.filter((name, index) => names.indexOf(name) === index);
+  if (distinct.join() !== expectedOrder.join()) throw new Error(`<${shape.name}> children out of order: ${distinct.join(', ')}`);
+  const json: Record<string, unknown> = {};
+  for (const field of shape.fields) {
+    const elements = children.filter((child) => child.localName === field.name);
+    if (field.kind === 'list') {
+      const items = field.xml === 'repeated' ? elements : elements.flatMap((wrapper) => childElements(wrapper));
+      json[field.name] = items.map((item) => xmlRecordToJson(item, field.item as WireShape<unknown>));
+      continue;
+    }
+    const [child] = elements;
+    if (child === undefined) throw new Error(`<${shape.name}> has no <${field.name}>`);
+    const text = child.textContent ?? '';
+    if (child.getAttributeNS(XSI, 'nil') === 'true') json[field.name] = null;
+    else if (field.kind === 'integer' || field.kind === 'percent') json[field.name] = Number(text);
+    else if (field.kind === 'boolean') json[field.name] = text === 'true';
+    else json[field.name] = text;
+  }
+  return json;
+}
+
+export interface ParsedXml {
+  readonly root: string;
+  readonly namespace: string | null;
+  readonly value: unknown;
+}
+
+/** Parses an XML answer of the API into its JSON equivalent; throws if it is not well-formed. */
+export function parseXmlAnswer(xml: string): ParsedXml {
+  const errors: string[] = [];
+  const document = new DOMParser({ onError: (level, message) => { if (level !== 'warning') errors.push(message); } }).parseFromString(xml, 'text/xml');
+  const root = document.documentElement;
+  if (errors.length > 0 || root === null) throw new Error(`not well-formed XML: ${errors.join('; ')}`);
+  const shape = [FILM_SHAPE, PACKAGE_SHAPE].find((candidate) => root.localName === candidate.name || root.localName === `ArrayOf${candidate.name}`);
+  if (shape === undefined) throw new Error(`unexpected root <${root.localName}>`);
+  const single = root.localName === shape.name;
+  const value = single
+    ? xmlRecordToJson(root, shape as WireShape<unknown>)
+    : childElements(root).map((item) => xmlRecordToJson(item, shape as WireShape<unknown>));
+  return { root: root.localName ?? '', namespace: root.namespaceURI, value };
+}
