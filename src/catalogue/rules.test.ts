@@ -45,8 +45,8 @@ const PACKAGE: RawRecord = {
 /** The problems a film with `changes` applied has, as "Field: rule" lines. */
 function filmProblems(changes: Record<string, RawValue | undefined>): string[] {
   const problems: string[] = [];
-  const record = { ...FILM, ...changes };
-  for (const [key, value] of Object.entries(changes)) if (value === undefined) delete (record as Record<string, unknown>)[key];
+  // A change to undefined removes the property.
+  const record = Object.fromEntries(Object.entries({ ...FILM, ...changes }).filter(([, value]) => value !== undefined));
   readFilm(record, (field, rule) => problems.push(`${field}: ${rule}`));
   return problems;
 }
