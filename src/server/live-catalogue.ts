@@ -10,8 +10,17 @@ import type { CatalogueDirectory } from '../http/catalogue-routes.js';
 import { loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 
+/** What readiness checks need to know about the catalogues a server answers from. */
+export interface CatalogueHealth {
+  /** Every stored catalogue has been loaded at least once. */
+  readonly loaded: boolean;
+  /** The last look at the database succeeded. */
+  readonly databaseAnswering: boolean;
+}
+
 export class LiveCatalogue implements CatalogueDirectory {
   private catalogues = new Map<string, PublishedCatalogue>();
+  private state: CatalogueHealth = { loaded: false, databaseAnswering: false };
   private readonly empty: PublishedCatalogue;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
@@ -24,6 +33,10 @@ export class LiveCatalogue implements CatalogueDirectory {
     this.empty = new PublishedCatalogue(CatalogueSnapshot.empty(), xml);
   }
 
+  health(): CatalogueHealth {
+    return this.state;
+  }
+
   published(customer: string): PublishedCatalogue {
     return this.catalogues.get(customer) ?? this.empty;
   }
@@ -31,7 +44,15 @@ export class LiveCatalogue implements CatalogueDirectory {
   /** Loads every customer whose stored version differs from the one served. */
   refresh(): Promise<void> {
     // One refresh at a time; a call during one shares it.
-    this.refreshing ??= this.reloadChanged().finally(() => (this.refreshing = undefined));
+    this.refreshing ??= this.reloadChanged().then(
+      () => {
+        this.state = { loaded: true, databaseAnswering: true };
+      },
+      (error: unknown) => {
+        this.state = { ...this.state, databaseAnswering: false };
+        throw error;
+      },
+    ).finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 
