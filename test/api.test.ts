@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
 import { compareCodePoints } from '../src/catalogue/code-points.js';
 import { FILM_SHAPE, PACKAGE_FILM_SHAPE, PACKAGE_SHAPE, PERSON_SHAPE } from '../src/formats/wire-shape.js';
@@ -283,6 +284,44 @@ describe('caching', () => {
     assert.equal((await get('/v4/film', { 'if-none-match': `"other", W/${String(json.headers['etag'])}` })).statusCode, 304);
     assert.equal((await get('/v4/film', { 'if-none-match': '"other"' })).statusCode, 200);
     assert.equal((await get('/v4/film', { accept: 'application/xml', 'if-none-match': String(json.headers['etag']) })).statusCode, 200);
+  });
+});
+
+describe('compression', () => {
+  test('gzip and brotli bodies decode to the identity bytes and carry their own ETags', async () => {
+    for (const url of ['/v4/film', '/v4/film?format=xml', '/v1/filmpackage', '/v4/film/HO00000101']) {
+      const identity = await get(url);
+      assert.equal(identity.headers['content-encoding'], undefined);
+      assert.equal(identity.headers['vary'], 'Accept, Accept-Encoding');
+      const tags = new Set([identity.headers['etag']]);
+      for (const [coding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
+        const compressed = await get(url, { 'accept-encoding': coding });
+        assert.equal(compressed.headers['content-encoding'], coding, `${url} ${coding}`);
+        assert.equal(compressed.headers['vary'], 'Accept, Accept-Encoding');
+        assert.ok(compressed.rawPayload.length < identity.rawPayload.length);
+        assert.deepEqual(decode(compressed.rawPayload), identity.rawPayload);
+        assert.equal(Number(compressed.headers['content-length']), compressed.rawPayload.length);
+        tags.add(compressed.headers['etag']);
+        const revalidated = await get(url, { 'accept-encoding': coding, 'if-none-match': String(compressed.headers['etag']) });
+        assert.equal(revalidated.statusCode, 304);
+        const head = await t.app.inject({ method: 'HEAD', url, headers: { 'accept-encoding': coding } });
+        assert.equal(head.headers['content-length'], compressed.headers['content-length']);
+        assert.equal(head.headers['content-encoding'], coding);
+      }
+      assert.equal(tags.size, 3, `${url}: identity, gzip and br have different ETags`);
+    }
+  });
+
+  test('brotli is preferred, q=0 refuses a coding, and tiny bodies are sent as they are', async () => {
+    assert.equal((await get('/v4/film', { 'accept-encoding': 'gzip, deflate, br' })).headers['content-encoding'], 'br');
+    assert.equal((await get('/v4/film', { 'accept-encoding': 'br;q=0, gzip' })).headers['content-encoding'], 'gzip');
+    assert.equal((await get('/v4/film', { 'accept-encoding': 'identity' })).headers['content-encoding'], undefined);
+    const packages = (await get('/v1/filmpackage')).json<Json[]>();
+    const empty = packages.find((p) => (p['Films'] as unknown[]).length === 0) as Json;
+    const tiny = await get(`/v1/filmpackage/${empty['Id'] as number}`, { 'accept-encoding': 'gzip, br' });
+    assert.equal(tiny.statusCode, 200);
+    assert.equal(tiny.headers['content-encoding'], undefined);
+    assert.equal(tiny.headers['vary'], 'Accept');
   });
 });
 

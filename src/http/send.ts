@@ -2,6 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replaceXmlUnsafeCharacters } from '../catalogue/code-points.js';
 import type { Representations } from '../formats/representation.js';
+import { negotiateEncoding } from './accept-encoding.js';
 import type { HttpError } from './http-error.js';
 import { requestedMediaType } from './media-types.js';
 import { problemBody, problemContentType } from './problem.js';
@@ -15,10 +16,17 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 export function sendRepresentation(request: FastifyRequest, reply: FastifyReply, representations: Representations, cacheControl: string): FastifyReply {
   const media = requestedMediaType(request);
-  const chosen = representations[media.format];
-  reply.header('vary', 'Accept').header('cache-control', cacheControl).header('etag', chosen.etag);
-  if (matchesIfNoneMatch(request.headers['if-none-match'], chosen.etag)) return reply.code(304).send();
-  return reply.header('content-type', media.contentType).send(chosen.body);
+  const representation = representations[media.format];
+  const coding = representation.compressible ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
+  const encoded = coding === undefined ? undefined : representation.encoded(coding);
+  const { body, etag } = encoded ?? representation;
+  reply
+    .header('vary', representation.compressible ? 'Accept, Accept-Encoding' : 'Accept')
+    .header('cache-control', cacheControl)
+    .header('etag', etag);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (encoded !== undefined) reply.header('content-encoding', coding);
+  return reply.header('content-type', media.contentType).send(body);
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: HttpError): FastifyReply {

@@ -26,7 +26,7 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
     { readOnly: true },
   );
   // The exported bytes are the API's own answers, so a round trip is checked byte for byte.
-  const published = new PublishedCatalogue(snapshot, xml);
+  const published = await PublishedCatalogue.publish(snapshot, xml);
   await mkdir(options.directory, { recursive: true });
   const files = [
     join(options.directory, `films.${options.format}`),

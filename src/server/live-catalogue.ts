@@ -21,7 +21,7 @@ export interface CatalogueHealth {
 export class LiveCatalogue implements CatalogueDirectory {
   private catalogues = new Map<string, PublishedCatalogue>();
   private state: CatalogueHealth = { loaded: false, databaseAnswering: false };
-  private readonly empty: PublishedCatalogue;
+  private empty: PublishedCatalogue | undefined;
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
 
@@ -29,16 +29,17 @@ export class LiveCatalogue implements CatalogueDirectory {
     private readonly db: SqlClient,
     private readonly xml: XmlWriter,
     private readonly onReload: (customer: string, snapshot: CatalogueSnapshot) => void = () => {},
-  ) {
-    this.empty = new PublishedCatalogue(CatalogueSnapshot.empty(), xml);
-  }
+  ) {}
 
   health(): CatalogueHealth {
     return this.state;
   }
 
+  /** The customer's catalogue; one never imported is empty (after the first refresh). */
   published(customer: string): PublishedCatalogue {
-    return this.catalogues.get(customer) ?? this.empty;
+    const published = this.catalogues.get(customer) ?? this.empty;
+    if (published === undefined) throw new Error('the catalogue has not been loaded yet');
+    return published;
   }
 
   /** Loads every customer whose stored version differs from the one served. */
@@ -67,6 +68,7 @@ export class LiveCatalogue implements CatalogueDirectory {
   }
 
   private async reloadChanged(): Promise<void> {
+    this.empty ??= await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml);
     const versions = await loadCatalogueVersions(this.db);
     for (const [customer, version] of versions) {
       if (this.catalogues.get(customer)?.snapshot.version === version) continue;
@@ -75,7 +77,7 @@ export class LiveCatalogue implements CatalogueDirectory {
         { readOnly: true },
       );
       const next = new Map(this.catalogues);
-      next.set(customer, new PublishedCatalogue(snapshot, this.xml));
+      next.set(customer, await PublishedCatalogue.publish(snapshot, this.xml));
       this.catalogues = next;
       this.onReload(customer, snapshot);
     }
