@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, type Element } from '@xmldom/xmldom';
-import type { FastifyInstance } from 'fastify';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp, type MarqueeApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { openDatabase } from '../src/store/database.js';
@@ -44,7 +43,7 @@ export async function freshDatabase(): Promise<string> {
 }
 
 export interface TestApp {
-  readonly app: FastifyInstance;
+  readonly app: MarqueeApp;
   readonly db: SqlClient;
   readonly live: LiveCatalogue;
   readonly database: string;

@@ -13,14 +13,18 @@ export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
   const members = shape.fields.map((field) => {
     const value =
       field.kind === 'list'
-        ? jsonArray(field.read(record).map((item: unknown) => jsonRecord(field.item, item)))
+        ? `[${field.read(record).map((item: unknown) => jsonRecord(field.item, item)).join(',')}]`
         : jsonScalar(field.kind, field.read(record));
     return `"${field.name}":${value}`;
   });
   return `{${members.join(',')}}`;
 }
 
-/** Joins records already written with `jsonRecord` into a JSON array. */
-export function jsonArray(items: readonly string[]): string {
-  return `[${items.join(',')}]`;
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** Joins records already written with `jsonRecord` into a JSON array, copying bytes only. */
+export function jsonArray(items: readonly Buffer[]): Buffer {
+  return Buffer.concat([OPEN, ...items.flatMap((item, index) => (index === 0 ? [item] : [COMMA, item])), CLOSE]);
 }

@@ -1,8 +1,8 @@
 /**
  * Every answer of one catalogue snapshot, prebuilt in JSON and XML: the film list, each film,
- * the package list and each package. Lists are assembled from the records already written and
- * compressed ahead; building yields to the event loop now and then, so requests answered from
- * the previous snapshot never wait long while a new one is built.
+ * the package list and each package. Lists are joined from the bytes of the records already
+ * written; building yields to the event loop now and then, so requests answered from the
+ * previous snapshot never wait long while a new one is built.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
@@ -21,20 +21,20 @@ const RECORDS_PER_TURN = 200;
 
 async function publish<T, Key>(shape: WireShape<T>, records: readonly T[], key: (record: T) => Key, xml: XmlWriter): Promise<PublishedCollection<Key>> {
   const items = new Map<Key, Representations>();
-  const jsonItems: string[] = [];
-  const xmlItems: string[] = [];
+  const jsonItems: Buffer[] = [];
+  const xmlItems: Buffer[] = [];
   for (const [index, record] of records.entries()) {
     if (index > 0 && index % RECORDS_PER_TURN === 0) await nextTurn();
-    const json = jsonRecord(shape, record);
-    const children = xmlChildren(shape, record);
+    const json = Buffer.from(jsonRecord(shape, record));
+    const children = Buffer.from(xmlChildren(shape, record));
     jsonItems.push(json);
     xmlItems.push(children);
-    items.set(key(record), { json: Representation.of(json), xml: Representation.of(xml.record(shape, children)) });
+    items.set(key(record), { json: new Representation(json), xml: new Representation(xml.document(shape, children)) });
   }
   await nextTurn();
-  const list = { json: Representation.of(jsonArray(jsonItems)), xml: Representation.of(xml.arrayDocument(shape, xmlItems)) };
-  await Promise.all([list.json.precompress(), list.xml.precompress()]);
-  return { list, items };
+  const list = { json: new Representation(jsonArray(jsonItems)) };
+  await nextTurn();
+  return { list: { ...list, xml: new Representation(xml.arrayDocument(shape, xmlItems)) }, items };
 }
 
 export class PublishedCatalogue {
@@ -48,6 +48,18 @@ export class PublishedCatalogue {
     const films = await publish(FILM_SHAPE, snapshot.films, (film) => film.id, xml);
     const packages = await publish(PACKAGE_SHAPE, snapshot.packages, (filmPackage) => filmPackage.id, xml);
     return new PublishedCatalogue(snapshot, films, packages);
+  }
+
+  /**
+   * Compresses the lists, one at a time in the thread pool. Run after the catalogue is in
+   * service: until a list's compressed form is ready it is sent uncompressed, and compressing
+   * one body at a time leaves the event loop its share of a busy core.
+   */
+  async precompressLists(): Promise<void> {
+    for (const list of [this.films.list, this.packages.list]) {
+      await list.json.precompress();
+      await list.xml.precompress();
+    }
   }
 
   filmList(): Representations {

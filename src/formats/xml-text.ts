@@ -6,6 +6,9 @@ const SPECIAL = /[&<>\r]/g;
 const REPLACEMENTS: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;' };
 
 export function escapeXmlText(text: string): string {
+  // Most text has nothing to escape; testing first spares building a new string.
+  SPECIAL.lastIndex = 0;
+  if (!SPECIAL.test(text)) return text;
   return text.replace(SPECIAL, (character) => REPLACEMENTS[character] ?? character);
 }
 

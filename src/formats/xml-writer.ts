@@ -47,15 +47,30 @@ export class XmlWriter {
   }
 
   /** One record as a document, from its children as written by `xmlChildren`. */
-  record(shape: Pick<WireShape<unknown>, 'name'>, children: string): string {
-    return `<${shape.name}${this.namespaces}>${children}</${shape.name}>`;
+  document(shape: Named, children: Buffer): Buffer {
+    return Buffer.concat([Buffer.from(`<${shape.name}${this.namespaces}>`), children, Buffer.from(`</${shape.name}>`)]);
   }
 
-  /** A list as a document, from each record's children as written by `xmlChildren`. */
-  arrayDocument(shape: Pick<WireShape<unknown>, 'name'>, children: readonly string[]): string {
-    const root = arrayRootName(shape);
-    let xml = `<${root}${this.namespaces}>`;
-    for (const child of children) xml += xmlElement(shape.name, child);
-    return `${xml}</${root}>`;
+  /** A list as a document, from each record's children, copying bytes only. */
+  arrayDocument(shape: Named, children: readonly Buffer[]): Buffer {
+    const open = Buffer.from(`<${shape.name}>`);
+    const close = Buffer.from(`</${shape.name}>`);
+    return Buffer.concat([Buffer.from(this.arrayStart(shape)), ...children.flatMap((child) => [open, child, close]), Buffer.from(arrayEnd(shape))]);
   }
+
+  /** The opening tag of a list document, for writers that stream the records. */
+  arrayStart(shape: Named): string {
+    return `<${arrayRootName(shape)}${this.namespaces}>`;
+  }
+}
+
+type Named = Pick<WireShape<unknown>, 'name'>;
+
+export function arrayEnd(shape: Named): string {
+  return `</${arrayRootName(shape)}>`;
+}
+
+/** One record of a list, from its children as written by `xmlChildren`. */
+export function xmlListItem(shape: Named, children: string): string {
+  return xmlElement(shape.name, children);
 }

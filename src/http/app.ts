@@ -1,12 +1,15 @@
 /**
  * Builds the HTTP application without listening, so tests can inject requests and the server
- * module alone owns the process.
+ * module alone owns the process. Requests reach the catalogue handler first; everything else
+ * goes to fastify.
  */
-import { STATUS_CODES } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { CATALOGUE_PATHS, pathNotFound, registerCatalogueRoutes, type CatalogueDirectory } from './catalogue-routes.js';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { inject, type InjectOptions, type Response } from 'light-my-request';
+import { createCatalogueHandler, type CatalogueDirectory } from './catalogue-handler.js';
 import { HttpError } from './http-error.js';
-import { sendProblem } from './send.js';
+import { formatParameter, requestedMediaType } from './media-types.js';
+import { problemResponse } from './problem.js';
 
 export interface AppOptions {
   readonly catalogues: CatalogueDirectory;
@@ -14,39 +17,51 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
 
-/** Longest id segment the router accepts; longer ones cannot name a record (ids have 64 characters). */
-const MAX_ID_SEGMENT = 1024;
-
-function requestPath(url: string): string {
-  return url.split('?')[0] ?? '';
+export interface MarqueeApp {
+  readonly fastify: FastifyInstance;
+  /** The HTTP server the application listens with (not yet listening). */
+  readonly server: Server;
+  /** Answers one request as the server would, without a socket. */
+  inject(options: InjectOptions | string): Promise<Response>;
+  listen(port: number, host: string): Promise<string>;
+  close(): Promise<void>;
 }
 
-export function buildApp(options: AppOptions): FastifyInstance {
-  const app = Fastify({
+function sendProblem(request: FastifyRequest, reply: FastifyReply, error: HttpError): FastifyReply {
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : undefined;
+  const { status, headers, body } = problemResponse(error, requestedMediaType(request.headers.accept, formatParameter(query)).format);
+  return reply.code(status).headers(headers).send(body);
+}
+
+export function buildApp(options: AppOptions): MarqueeApp {
+  const handleCatalogue = createCatalogueHandler({
+    catalogues: options.catalogues,
+    cacheControl: options.cacheControl,
+    onError: (error) => fastify.log.error({ err: error }, 'request failed'),
+  });
+  // Fastify calls the factory while it is being built, before any request can arrive.
+  let listener: RequestListener = () => {};
+  const server = createServer((request, response) => listener(request, response));
+  const fastify = Fastify({
     logger: options.logger ?? false,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_ID_SEGMENT },
-    // A malformed percent-encoding or an overlong segment names no record: 404, as for any unknown id.
-    frameworkErrors: (error, request, reply) => {
-      const notFound = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      return sendProblem(request, reply, notFound ? pathNotFound(requestPath(request.url)) : new HttpError(400, 'Bad Request', error.message));
+    serverFactory: (fastifyListener) => {
+      listener = (request, response) => {
+        if (!handleCatalogue(request, response)) fastifyListener(request, response);
+      };
+      return server;
     },
   });
 
-  // The API never reads a request body, so no body is parsed or refused for its media type.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  // No route reads a request body, so none is parsed or refused for its media type.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-  registerCatalogueRoutes(app, options);
-
-  app.setNotFoundHandler((request, reply) => {
-    const path = requestPath(request.url);
-    if (CATALOGUE_PATHS.test(path)) {
-      return sendProblem(request, reply, new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' }));
-    }
-    return sendProblem(request, reply, pathNotFound(path));
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    return sendProblem(request, reply, HttpError.notFound(`Nothing is found at '${path.length > 100 ? `${path.slice(0, 100)}…` : path}'.`));
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendProblem(request, reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
@@ -54,5 +69,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return sendProblem(request, reply, new HttpError(status, STATUS_CODES[status] ?? 'Error', detail));
   });
 
-  return app;
+  return {
+    fastify,
+    server,
+    async inject(injectOptions) {
+      await fastify.ready();
+      return inject(listener, injectOptions);
+    },
+    async listen(port, host) {
+      return fastify.listen({ port, host });
+    },
+    close: () => fastify.close(),
+  };
 }

@@ -1,6 +1,5 @@
 /** The media types the API answers in, and the format each stands for. */
 import type { FormatName } from '../formats/representation.js';
-import type { FastifyRequest } from 'fastify';
 import { negotiate } from './negotiate.js';
 
 const OFFERS = ['application/json', 'application/xml', 'text/json', 'text/xml'] as const;
@@ -19,12 +18,15 @@ const MEDIA_TYPES: Readonly<Record<Offer, MediaType>> = {
   'text/xml': { format: 'xml', contentType: 'text/xml; charset=utf-8' },
 };
 
+/** The value of `format` in a query string, without parsing the rest of it. */
+export function formatParameter(query: string | undefined): string | undefined {
+  if (query === undefined || !query.includes('format=')) return undefined;
+  return new URLSearchParams(query).get('format') ?? undefined;
+}
+
 /** `?format=json|xml` overrides Accept; an unknown value is ignored like any unknown parameter. */
-export function requestedMediaType(request: FastifyRequest): MediaType {
-  const query = request.query as Record<string, unknown> | undefined;
-  const raw = query?.['format'];
-  const format = Array.isArray(raw) ? raw[0] : raw;
+export function requestedMediaType(accept: string | undefined, format: string | undefined): MediaType {
   if (format === 'json') return MEDIA_TYPES['application/json'];
   if (format === 'xml') return MEDIA_TYPES['application/xml'];
-  return MEDIA_TYPES[negotiate(request.headers.accept, OFFERS)];
+  return MEDIA_TYPES[negotiate(accept, OFFERS)];
 }

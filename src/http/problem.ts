@@ -1,22 +1,38 @@
 /** Problem details (RFC 9457) in JSON or in XML (namespace urn:ietf:rfc:7807). */
+import type { OutgoingHttpHeaders } from 'node:http';
+import { replaceXmlUnsafeCharacters } from '../catalogue/code-points.js';
 import type { FormatName } from '../formats/representation.js';
 import { escapeXmlText } from '../formats/xml-text.js';
+import type { HttpError } from './http-error.js';
 
-export interface ProblemDetails {
+export interface PreparedResponse {
   readonly status: number;
-  readonly title: string;
-  readonly detail: string;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body: Buffer;
 }
 
-export function problemContentType(format: FormatName): string {
-  return `application/problem+${format}; charset=utf-8`;
-}
-
-export function problemBody(format: FormatName, problem: ProblemDetails): string {
-  if (format === 'json') return JSON.stringify({ type: 'about:blank', title: problem.title, status: problem.status, detail: problem.detail });
+function problemBody(format: FormatName, error: HttpError): string {
+  if (format === 'json') return JSON.stringify({ type: 'about:blank', title: error.title, status: error.status, detail: error.detail });
+  // A detail may quote what the client sent; XML cannot carry every character it might hold.
+  const detail = replaceXmlUnsafeCharacters(error.detail);
   return (
     '<problem xmlns="urn:ietf:rfc:7807"><type>about:blank</type>' +
-    `<title>${escapeXmlText(problem.title)}</title><status>${problem.status}</status>` +
-    `<detail>${escapeXmlText(problem.detail)}</detail></problem>`
+    `<title>${escapeXmlText(error.title)}</title><status>${error.status}</status>` +
+    `<detail>${escapeXmlText(detail)}</detail></problem>`
   );
+}
+
+/** The whole answer for an error, in the negotiated format. */
+export function problemResponse(error: HttpError, format: FormatName): PreparedResponse {
+  const body = Buffer.from(problemBody(format, error), 'utf8');
+  return {
+    status: error.status,
+    headers: {
+      ...error.headers,
+      vary: 'Accept',
+      'content-type': `application/problem+${format}; charset=utf-8`,
+      'content-length': body.length,
+    },
+    body,
+  };
 }

@@ -6,7 +6,7 @@
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
-import type { CatalogueDirectory } from '../http/catalogue-routes.js';
+import type { CatalogueDirectory } from '../http/catalogue-handler.js';
 import { loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 
@@ -16,6 +16,12 @@ export interface CatalogueHealth {
   readonly loaded: boolean;
   /** The last look at the database succeeded. */
   readonly databaseAnswering: boolean;
+}
+
+export interface LiveCatalogueEvents {
+  readonly onReload?: (customer: string, snapshot: CatalogueSnapshot, durationMs: number) => void;
+  /** A reload or a background step failed; the catalogue in service stays as it was. */
+  readonly onError?: (error: unknown) => void;
 }
 
 export class LiveCatalogue implements CatalogueDirectory {
@@ -28,7 +34,7 @@ export class LiveCatalogue implements CatalogueDirectory {
   constructor(
     private readonly db: SqlClient,
     private readonly xml: XmlWriter,
-    private readonly onReload: (customer: string, snapshot: CatalogueSnapshot) => void = () => {},
+    private readonly events: LiveCatalogueEvents = {},
   ) {}
 
   health(): CatalogueHealth {
@@ -58,8 +64,8 @@ export class LiveCatalogue implements CatalogueDirectory {
   }
 
   /** Checks the stored versions every `intervalMs` and reloads what changed. */
-  watch(intervalMs: number, onError: (error: unknown) => void): void {
-    this.timer = setInterval(() => this.refresh().catch(onError), intervalMs);
+  watch(intervalMs: number): void {
+    this.timer = setInterval(() => this.refresh().catch((error: unknown) => this.events.onError?.(error)), intervalMs);
     this.timer.unref();
   }
 
@@ -72,14 +78,18 @@ export class LiveCatalogue implements CatalogueDirectory {
     const versions = await loadCatalogueVersions(this.db);
     for (const [customer, version] of versions) {
       if (this.catalogues.get(customer)?.snapshot.version === version) continue;
+      const started = performance.now();
       const snapshot = await this.db.transaction(
         async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)),
         { readOnly: true },
       );
+      const published = await PublishedCatalogue.publish(snapshot, this.xml);
       const next = new Map(this.catalogues);
-      next.set(customer, await PublishedCatalogue.publish(snapshot, this.xml));
+      next.set(customer, published);
       this.catalogues = next;
-      this.onReload(customer, snapshot);
+      this.events.onReload?.(customer, snapshot, performance.now() - started);
+      // In service already; its lists are sent uncompressed until this is done.
+      published.precompressLists().catch((error: unknown) => this.events.onError?.(error));
     }
   }
 }

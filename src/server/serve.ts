@@ -2,11 +2,10 @@
  * The server process: opens the database, loads the catalogues, listens, follows new imports,
  * and shuts down gracefully on SIGTERM or SIGINT.
  */
-import type { FastifyInstance } from 'fastify';
 import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import type { Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
-import { buildApp } from '../http/app.js';
+import { buildApp, type MarqueeApp } from '../http/app.js';
 import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
@@ -22,36 +21,40 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
-  readonly app: FastifyInstance;
+  readonly app: MarqueeApp;
   readonly url: string;
   close(): Promise<void>;
 }
 
-async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[]): Promise<void> {
+async function seedIfEmpty(db: SqlClient, app: MarqueeApp, files: readonly string[]): Promise<void> {
   if (files.length === 0 || (await loadCatalogueVersion(db, DEFAULT_CUSTOMER)) > 0) return;
   const result = await importFiles(db, { customer: DEFAULT_CUSTOMER, files, replace: true });
-  app.log.info({ films: result.films, packages: result.packages, files }, 'seeded the empty catalogue');
+  app.fastify.log.info({ films: result.films, packages: result.packages, files }, 'seeded the empty catalogue');
 }
 
 export async function startServer({ settings, seedFiles }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
-  const live = new LiveCatalogue(db, new XmlWriter(settings.xmlNamespace), (customer, snapshot) =>
-    app.log.info({ customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length }, 'catalogue loaded'),
-  );
+  const live = new LiveCatalogue(db, new XmlWriter(settings.xmlNamespace), {
+    onReload: (customer, snapshot, durationMs) =>
+      app.fastify.log.info(
+        { customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length, durationMs: Math.round(durationMs) },
+        'catalogue loaded',
+      ),
+    onError: (error) => app.fastify.log.error({ err: error }, 'catalogue reload failed'),
+  });
   const app = buildApp({ catalogues: live, cacheControl: settings.cacheControl, logger: { level: settings.logLevel } });
+  let url: string;
   try {
     await seedIfEmpty(db, app, seedFiles);
     await live.refresh();
-    live.watch(settings.pollInterval, (error) => app.log.error({ err: error }, 'catalogue reload failed'));
-    await app.listen({ port: settings.port, host: settings.host });
+    live.watch(settings.pollInterval);
+    url = await app.listen(settings.port, settings.host);
   } catch (error) {
     live.stop();
     await app.close();
     await db.close();
     throw error;
   }
-  const address = app.server.address();
-  const url = typeof address === 'object' && address !== null ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : String(address);
   return {
     app,
     url,
@@ -66,11 +69,11 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
 /** Closes the server on the first SIGTERM or SIGINT, letting requests in flight finish. */
 export function closeOnSignals(server: RunningServer): void {
   const shutdown = (signal: NodeJS.Signals): void => {
-    server.app.log.info({ signal }, 'shutting down');
+    server.app.fastify.log.info({ signal }, 'shutting down');
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
+        server.app.fastify.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );

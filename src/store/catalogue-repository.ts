@@ -33,6 +33,7 @@ interface FilmRow {
 
 interface PersonRow {
   film_id: string;
+  position: number;
   id: string;
   first_name: string | null;
   last_name: string | null;
@@ -145,18 +146,42 @@ function groupBy<Row, Key>(rows: readonly Row[], key: (row: Row) => Key): Map<Ke
   return groups;
 }
 
+/** Rows read per query when loading a catalogue: a few milliseconds of work each. */
+const ROWS_PER_PAGE = 1000;
+
+/**
+ * Reads a large result in pages, each resuming after the key of the last row before, so that
+ * a big catalogue never holds the event loop (or a connection) in one long query.
+ */
+async function readPaged<Row>(db: SqlClient, select: string, params: readonly SqlValue[], key: readonly (keyof Row & string)[]): Promise<Row[]> {
+  const columns = key.join(', ');
+  const resume = ` AND (${columns}) > (${key.map(() => '?').join(', ')})`;
+  const rows: Row[] = [];
+  let after: SqlValue[] = [];
+  for (;;) {
+    const page = await db.query<Row>(`${select}${after.length > 0 ? resume : ''} ORDER BY ${columns} LIMIT ${ROWS_PER_PAGE}`, [...params, ...after]);
+    rows.push(...page);
+    const last = page.at(-1);
+    if (page.length < ROWS_PER_PAGE || last === undefined) return rows;
+    after = key.map((column) => (last as Row)[column] as SqlValue);
+  }
+}
+
 /** The customer's whole catalogue, in no particular order. */
 export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
-  const [filmRows, personRows, packageRows, packageFilmRows] = await Promise.all([
-    db.query<FilmRow>(`SELECT ${FILM_COLUMNS.join(', ')} FROM film WHERE customer = ?`, [customer]),
-    db.query<PersonRow>('SELECT film_id, id, first_name, last_name, role FROM film_person WHERE customer = ? ORDER BY film_id, position', [customer]),
-    db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]),
-    db.query<PackageFilmRow>(
-      `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
-       FROM film_package_film WHERE customer = ? ORDER BY package_id, film_order`,
-      [customer],
-    ),
-  ]);
+  const filmRows = await readPaged<FilmRow>(db, `SELECT ${FILM_COLUMNS.join(', ')} FROM film WHERE customer = ?`, [customer], ['id']);
+  const personRows = await readPaged<PersonRow>(
+    db,
+    'SELECT film_id, position, id, first_name, last_name, role FROM film_person WHERE customer = ?',
+    [customer],
+    ['film_id', 'position'],
+  );
+  const packageRows = await db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]);
+  const packageFilmRows = await db.query<PackageFilmRow>(
+    `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
+     FROM film_package_film WHERE customer = ? ORDER BY package_id, film_order`,
+    [customer],
+  );
   const peopleByFilm = groupBy(personRows, (row) => row.film_id);
   const filmsByPackage = groupBy(packageFilmRows, (row) => row.package_id);
   return {

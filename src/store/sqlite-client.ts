@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { SqlClient, SqlValue, TransactionOptions } from './sql-client.js';
 
@@ -31,6 +32,9 @@ export class SqliteClient implements SqlClient {
   }
 
   async query<Row>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+    // better-sqlite3 runs on the caller's thread: each query takes its own turn of the event
+    // loop, so a server answers requests between the pages of a long read.
+    await nextTurn();
     return this.statement(sql).all(...params) as Row[];
   }
 

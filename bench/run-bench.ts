@@ -1,0 +1,251 @@
+/**
+ * `npm run bench`: measures Marquee against the ceiling of Node.js on this machine.
+ *
+ * For generated catalogues of 100 and 5,000 films it starts `marquee serve` pinned to core 0,
+ * drives each scenario with wrk pinned to core 1, then serves the very same response from a
+ * bare node:http server (the ceiling) and drives it alike. It also times start-up, a reload
+ * under load, and memory. Figures are printed and written under bench/results/.
+ *
+ *     npm run bench [-- --duration 10 --connections 64 --sizes 100,5000]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
+import type { CapturedResponse } from './ceiling-server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MARQUEE = join(ROOT, 'bin', 'marquee.js');
+const CEILING = join(ROOT, 'dist', 'bench', 'ceiling-server.js');
+const MARQUEE_PORT = 18_181;
+const CEILING_PORT = 18_182;
+
+interface Scenario {
+  readonly name: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+interface WrkFigures {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly errors: number;
+}
+
+interface ScenarioResult {
+  readonly films: number;
+  readonly scenario: string;
+  readonly marquee: WrkFigures;
+  readonly ceiling: WrkFigures;
+  readonly ratio: number;
+}
+
+const { values: options } = parseArgs({
+  options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '64' }, sizes: { type: 'string', default: '100,5000' } },
+});
+const DURATION = Number(options.duration);
+const CONNECTIONS = Number(options.connections);
+const SIZES = options.sizes.split(',').map(Number);
+
+function requireTool(command: string, install: string): void {
+  if (spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0) {
+    console.error(`bench: ${command} is not installed; install it with: ${install}`);
+    process.exit(1);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends one request and keeps the whole response, for the ceiling to replay. */
+function capture(port: number, scenario: Scenario): Promise<CapturedResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: scenario.path, headers: scenario.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(response.headers)) {
+          // Node's http server writes these itself.
+          if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name) && typeof value === 'string') headers[name] = value;
+        }
+        resolve({ status: response.statusCode ?? 0, headers, bodyBase64: Buffer.concat(chunks).toString('base64') });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function waitUntilAnswering(port: number, path = '/v4/film'): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const answered = await capture(port, { name: 'probe', path, headers: {} }).then((r) => r.status === 200, () => false);
+    if (answered) return;
+    await sleep(10);
+  }
+  throw new Error(`nothing answered on port ${port}`);
+}
+
+function pinned(core: number, args: readonly string[], logs?: (line: string) => void): ChildProcess {
+  const child = spawn('taskset', ['-c', String(core), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => text.split('\n').forEach((line) => line && logs?.(line)));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+function parseDuration(text: string): number {
+  const match = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return { us: value / 1000, ms: value, s: value * 1000, m: value * 60_000 }[match[2] as 'us' | 'ms' | 's' | 'm'];
+}
+
+async function wrk(port: number, scenario: Scenario, seconds = DURATION, connections = CONNECTIONS): Promise<WrkFigures> {
+  const headers = Object.entries(scenario.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const child = spawn('taskset', ['-c', '1', 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headers, `http://127.0.0.1:${port}${scenario.path}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+  await once(child, 'exit');
+  const find = (pattern: RegExp) => pattern.exec(output)?.[1] ?? '';
+  return {
+    requestsPerSecond: Number(find(/Requests\/sec:\s+([\d.]+)/)),
+    p50Ms: parseDuration(find(/^\s+50%\s+(\S+)/m)),
+    p99Ms: parseDuration(find(/^\s+99%\s+(\S+)/m)),
+    maxMs: parseDuration(find(/Latency\s+\S+\s+\S+\s+(\S+)/)),
+    errors: Number(find(/Socket errors: connect (\d+)/) || 0) + Number(find(/read (\d+), write/) || 0) + Number(find(/timeout (\d+)/) || 0),
+  };
+}
+
+function rssMegabytes(pid: number): number {
+  const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function runCli(args: readonly string[]): void {
+  const result = spawnSync('taskset', ['-c', '1', process.execPath, MARQUEE, ...args], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`marquee ${args.join(' ')} failed: ${result.stderr}`);
+}
+
+async function benchSize(films: number, work: string): Promise<{ results: ScenarioResult[]; readyMs: number; rssMb: number; reload?: { reloadMs: number; maxLatencyMs: number; p99Ms: number } }> {
+  const catalogue = join(work, `catalogue-${films}`);
+  const database = join(work, `marquee-${films}.db`);
+  await writeSyntheticCatalogue({ films, directory: catalogue });
+  runCli(['import', '--database', database, catalogue]);
+
+  const logs: Record<string, unknown>[] = [];
+  const started = performance.now();
+  const server = pinned(0, [process.execPath, MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT), '--log-level', 'info'], (line) => {
+    try {
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // Not a log line.
+    }
+  });
+  await waitUntilAnswering(MARQUEE_PORT);
+  const readyMs = performance.now() - started;
+  const rssMb = rssMegabytes(server.pid as number);
+
+  const film = `/v4/film/${syntheticFilmId(Math.floor(films / 2))}`;
+  const etag = (await capture(MARQUEE_PORT, { name: 'etag', path: film, headers: {} })).headers['etag'] ?? '';
+  const scenarios: Scenario[] = [
+    { name: 'one film JSON', path: film, headers: {} },
+    { name: 'one film XML', path: film, headers: { accept: 'application/xml' } },
+    { name: 'film list JSON', path: '/v4/film', headers: {} },
+    { name: 'film list gzip', path: '/v4/film', headers: { 'accept-encoding': 'gzip' } },
+    { name: 'one package', path: '/v1/filmpackage/1', headers: {} },
+    { name: '304 revalidation', path: film, headers: { 'if-none-match': etag } },
+    { name: '404', path: '/v4/film/NO-SUCH-FILM', headers: {} },
+  ];
+
+  const results: ScenarioResult[] = [];
+  try {
+    for (const scenario of scenarios) {
+      const response = await capture(MARQUEE_PORT, scenario);
+      await wrk(MARQUEE_PORT, scenario, 1); // warm-up
+      const marquee = await wrk(MARQUEE_PORT, scenario);
+      const responseFile = join(work, 'response.json');
+      await writeFile(responseFile, JSON.stringify(response));
+      let ceilingReady: () => void = () => {};
+      const listening = new Promise<void>((resolve) => (ceilingReady = resolve));
+      const ceilingServer = pinned(0, [process.execPath, CEILING, responseFile, String(CEILING_PORT)], (line) => line === 'ready' && ceilingReady());
+      await listening;
+      await wrk(CEILING_PORT, scenario, 1);
+      const ceiling = await wrk(CEILING_PORT, scenario);
+      await stop(ceilingServer);
+      const result = { films, scenario: scenario.name, marquee, ceiling, ratio: marquee.requestsPerSecond / ceiling.requestsPerSecond };
+      results.push(result);
+      console.log(formatRow(result));
+    }
+
+    // A reload of the whole catalogue under load: every film changes.
+    let reload: { reloadMs: number; maxLatencyMs: number; p99Ms: number } | undefined;
+    if (films >= 1000) {
+      const next = join(work, `catalogue-${films}-b`);
+      await writeSyntheticCatalogue({ films, directory: next, edition: 2 });
+      const load = wrk(MARQUEE_PORT, scenarios[0] as Scenario, 6, 16);
+      await sleep(2000);
+      runCli(['import', '--database', database, '--replace', next]);
+      const during = await load;
+      const loaded = logs.filter((entry) => entry['msg'] === 'catalogue loaded').at(-1);
+      reload = { reloadMs: Number(loaded?.['durationMs']), maxLatencyMs: during.maxMs, p99Ms: during.p99Ms };
+      console.log(`reload of ${films} films: ${reload.reloadMs} ms; under load (16 connections) p99 ${reload.p99Ms.toFixed(2)} ms, slowest request ${reload.maxLatencyMs.toFixed(2)} ms`);
+    }
+    return { results, readyMs, rssMb, ...(reload ? { reload } : {}) };
+  } finally {
+    await stop(server);
+  }
+}
+
+function formatRow(result: ScenarioResult): string {
+  const { marquee, ceiling } = result;
+  return [
+    String(result.films).padStart(5),
+    result.scenario.padEnd(17),
+    `${marquee.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
+    `p50 ${marquee.p50Ms.toFixed(2).padStart(6)} ms`,
+    `p99 ${marquee.p99Ms.toFixed(2).padStart(6)} ms`,
+    `ceiling ${ceiling.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
+    `ratio ${result.ratio.toFixed(2)}`,
+  ].join('  ');
+}
+
+async function main(): Promise<void> {
+  requireTool('wrk', 'apt-get install wrk');
+  requireTool('taskset', 'apt-get install util-linux');
+  const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node.js ${process.version}`;
+  console.log(`Marquee benchmark on ${machine}; ${DURATION} s per run, ${CONNECTIONS} connections, server on core 0, wrk on core 1`);
+  try {
+    const sizes = [];
+    for (const films of SIZES) {
+      const size = await benchSize(films, work);
+      console.log(`${films} films: ready in ${size.readyMs.toFixed(0)} ms after start, RSS ${size.rssMb.toFixed(1)} MB after load`);
+      sizes.push({ films, ...size });
+    }
+    const [small, large] = sizes;
+    if (small && large && large.films > small.films) {
+      const perThousand = ((large.rssMb - small.rssMb) / (large.films - small.films)) * 1000;
+      console.log(`memory: ${perThousand.toFixed(1)} MB RSS per 1,000 films (from ${small.films} to ${large.films} films, right after load)`);
+    }
+    const resultsDir = join(ROOT, 'bench', 'results');
+    await mkdir(resultsDir, { recursive: true });
+    const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeFile(file, `${JSON.stringify({ date: new Date().toISOString(), machine, duration: DURATION, connections: CONNECTIONS, sizes }, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();
