@@ -5,7 +5,8 @@
  */
 import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { parser as jsonParser } from 'stream-json';
+import { getManyValues, none } from 'stream-chain/defs.js';
+import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { UnreadableInputError } from '../catalogue/problems.js';
 import { NumberText, isRawRecord, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, arrayRootName, type WireField, type WireShape } from './wire-shape.js';
@@ -41,15 +42,10 @@ function jsonRecordKind(raw: RawValue): RecordKind {
 type JsonContainer = { readonly items: RawValue[] } | { readonly members: Record<string, RawValue>; key: string };
 
 export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, file: string): AsyncGenerator<ReadRecord> {
-  const tokens = jsonParser.asStream({ streamValues: false });
-  const feeding = (async () => {
-    try {
-      for await (const chunk of input) if (!tokens.write(chunk)) await new Promise((resolve) => tokens.once('drain', resolve));
-      tokens.end();
-    } catch (error) {
-      tokens.destroy(error as Error);
-    }
-  })();
+  // The tokenizer is called once per chunk and answers all of its tokens at once: no stream
+  // machinery and no promise per token.
+  const tokenize = jsonParser({ streamValues: false });
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   const stack: JsonContainer[] = [];
   let rootIsArray = false;
   let sawRoot = false;
@@ -72,8 +68,8 @@ export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, fi
     }
   };
 
-  try {
-    for await (const token of tokens as AsyncIterable<{ name: string; value?: string | boolean | null }>) {
+  const consume = (tokens: readonly Token[]): void => {
+    for (const token of tokens) {
       switch (token.name) {
         case 'startObject':
           sawRoot = true;
@@ -91,30 +87,46 @@ export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, fi
           break;
         }
         case 'keyValue':
-          (stack.at(-1) as { key: string }).key = token.value as string;
+          (stack.at(-1) as { key: string }).key = token.value;
           break;
         case 'stringValue':
         case 'nullValue':
         case 'trueValue':
         case 'falseValue':
           sawRoot = true;
-          complete(token.value as string | boolean | null);
+          complete(token.value);
           break;
         case 'numberValue':
           sawRoot = true;
-          complete(new NumberText(token.value as string));
+          complete(new NumberText(token.value));
           break;
       }
-      yield* records.splice(0);
     }
-  } catch (error) {
-    if (error instanceof UnreadableInputError) throw error;
-    throw new UnreadableInputError(file, `not valid JSON (${(error as Error).message})`);
-  } finally {
-    tokens.destroy();
-    await feeding;
+  };
+
+  const tokensOf = (text: string | typeof none): readonly Token[] => {
+    try {
+      // Its type names only text, but the tokenizer is a stream-chain flushable: `none` flushes it.
+      const output = tokenize(text as string);
+      return output === none ? [] : getManyValues(output);
+    } catch (error) {
+      throw new UnreadableInputError(file, `not valid JSON (${(error as Error).message})`);
+    }
+  };
+
+  for await (const chunk of input) {
+    let text: string;
+    try {
+      text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw new UnreadableInputError(file, 'not valid UTF-8');
+    }
+    consume(tokensOf(text));
+    yield* records.splice(0);
   }
+  consume(tokensOf(none));
   if (!sawRoot) throw new UnreadableInputError(file, 'the file holds no JSON value');
+  yield* records.splice(0);
 }
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
