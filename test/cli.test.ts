@@ -42,7 +42,10 @@ describe('marquee import', () => {
     const database = await freshDatabase();
     const result = await runCli(['import', '--database', database, join(DEMO, 'filmpackages.json'), join(DEMO, 'films.json')]);
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, new RegExp(`^Imported ${demoFilms.length} films and ${demoPackages.length} packages into customer 'default'`));
+    assert.match(
+      result.stdout,
+      new RegExp(`^Imported ${demoFilms.length} films and ${demoPackages.length} packages for customer 'default' in [\\d.]+ s \\(\\d+ records/s\\): films ${demoFilms.length} added, 0 changed, 0 removed, 0 unchanged; packages ${demoPackages.length} added, 0 changed, 0 removed, 0 unchanged; catalogue version 1\\.$`, 'm'),
+    );
     const { films } = await exported(database);
     assert.equal((JSON.parse(films) as unknown[]).length, demoFilms.length);
   });
@@ -113,6 +116,47 @@ describe('marquee import', () => {
     films = JSON.parse(after.films) as Json[];
     assert.deepEqual(films.map((film) => film['Id']), ['NEW-1']);
     assert.equal(after.packages, '[]');
+  });
+
+  test('counts what changed, skips a version bump when nothing did, and --dry-run writes nothing', async () => {
+    const database = await demoDatabase();
+    const same = await runCli(['import', '--database', database, DEMO]);
+    assert.match(same.stdout, /films 0 added, 0 changed, 0 removed, 36 unchanged; packages 0 added, 0 changed, 0 removed, 8 unchanged; nothing changed\.$/m);
+
+    const before = await exported(database);
+    const changed: Json = { ...demoFilms[0], Title: 'Retitled' };
+    const input = await writeJson('dry.json', [changed, { ...demoFilms[0], Id: 'BRAND-NEW' }]);
+    const dryRun = await runCli(['import', '--database', database, '--dry-run', '--replace', input]);
+    assert.equal(dryRun.status, 0, dryRun.stderr);
+    assert.match(dryRun.stdout, /^Checked 2 films and 0 packages .*: films 1 added, 1 changed, 35 removed, 0 unchanged; packages 0 added, 0 changed, 8 removed, 0 unchanged; nothing was written\.$/m);
+    assert.deepEqual(await exported(database), before);
+
+    const refused = await runCli(['import', '--database', database, '--dry-run', await writeJson('dry-bad.json', { ...changed, Status: 'Gone' })]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /Status: must be one of/);
+  });
+
+  test('--json prints a machine-readable report, for success and for problems', async () => {
+    const database = await freshDatabase();
+    const ok = await runCli(['import', '--database', database, '--json', DEMO]);
+    assert.equal(ok.status, 0, ok.stderr);
+    const report = JSON.parse(ok.stdout) as Json;
+    assert.equal(report['ok'], true);
+    assert.deepEqual(report['films'], { added: demoFilms.length, changed: 0, unchanged: 0, removed: 0 });
+    assert.equal(report['version'], 1);
+    assert.equal(report['written'], true);
+
+    const bad = await runCli(['import', '--database', database, '--json', await writeJson('json-bad.json', [{ ...demoFilms[0], ShortName: 'Nosferatu!!', Duration: -1 }])]);
+    assert.equal(bad.status, 1);
+    const problems = (JSON.parse(bad.stdout) as { ok: boolean; problems: Json[] }).problems;
+    assert.deepEqual(problems.map((p) => [p['record'], p['id'], p['field']]), [[1, demoFilms[0]?.['Id'], 'ShortName'], [1, demoFilms[0]?.['Id'], 'Duration']]);
+    assert.match(String(problems[0]?.['file']), /json-bad\.json$/);
+    assert.equal(problems[0]?.['value'], '"Nosferatu!!"');
+    assert.match(String(problems[0]?.['rule']), /at most 10 characters/);
+
+    const missing = await runCli(['import', '--database', database, '--json', join(work, 'absent.json')]);
+    assert.equal(missing.status, 1);
+    assert.match((JSON.parse(missing.stdout) as Json)['error'] as string, /absent\.json: no such file/);
   });
 
   test('names a missing file or unreadable input plainly, with no stack trace', async () => {

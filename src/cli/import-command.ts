@@ -1,11 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatProblem } from '../catalogue/problems.js';
-import { resolveSettings } from '../config.js';
-import { importFiles } from '../import/import-files.js';
+import { formatProblem, UnreadableInputError } from '../catalogue/problems.js';
+import { ConfigError, resolveSettings } from '../config.js';
+import type { ChangeCounts } from '../import/catalogue-changes.js';
+import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
-import { ConfigError } from '../config.js';
 import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { progressReporter } from './progress.js';
 
 export const IMPORT_COMMAND: CommandSpec = {
   name: 'import',
@@ -15,7 +16,11 @@ export const IMPORT_COMMAND: CommandSpec = {
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
     'rejects the whole import, every problem is listed, and the catalogue is left as it was.',
   settings: ['database', 'customer'],
-  flags: { replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' } },
+  flags: {
+    replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' },
+    'dry-run': { type: 'boolean', description: 'check the input and report what would change, without writing' },
+    json: { type: 'boolean', description: 'print a machine-readable report on standard output' },
+  },
   positionals: true,
 };
 
@@ -35,23 +40,56 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
   return files;
 }
 
+function describeCounts(kind: string, counts: ChangeCounts): string {
+  return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
+}
+
+function summary(result: ImportResult, customer: string, seconds: number, dryRun: boolean): string {
+  const films = result.films.added + result.films.changed + result.films.unchanged;
+  const packages = result.packages.added + result.packages.changed + result.packages.unchanged;
+  const rate = Math.round((films + packages) / Math.max(seconds, 0.001));
+  const verb = dryRun ? 'Checked' : 'Imported';
+  const outcome = dryRun ? 'nothing was written' : result.written ? `catalogue version ${result.version}` : 'nothing changed';
+  return (
+    `${verb} ${films} films and ${packages} packages for customer '${customer}' in ${seconds.toFixed(2)} s (${rate} records/s): ` +
+    `${describeCounts('films', result.films)}; ${describeCounts('packages', result.packages)}; ${outcome}.`
+  );
+}
+
 export async function runImport(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(IMPORT_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(IMPORT_COMMAND)), 0;
   const settings = resolveSettings(IMPORT_COMMAND.settings, parsed.values);
   if (parsed.positionals.length === 0) throw new ConfigError('import: name at least one FILE or DIR to import');
+  const json = parsed.values['json'] === true;
+  const dryRun = parsed.values['dry-run'] === true;
   const files = await expandInputs(parsed.positionals);
+  const progress = progressReporter(process.stderr);
   const started = performance.now();
   const db = await openDatabase(settings.database);
   try {
-    const result = await importFiles(db, { customer: settings.customer, files, replace: parsed.values['replace'] === true });
-    for (const warning of result.warnings) console.error(`warning: ${formatProblem(warning)}`);
+    const result = await importFiles(db, {
+      customer: settings.customer,
+      files,
+      replace: parsed.values['replace'] === true,
+      dryRun,
+      onProgress: (p) => progress.update(p),
+    });
+    progress.finish();
     const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `Imported ${result.films} films and ${result.packages} packages into customer '${settings.customer}' ` +
-        `(catalogue version ${result.version}) in ${seconds.toFixed(2)} s.`,
-    );
+    if (json) {
+      console.log(JSON.stringify({ ok: true, dryRun, customer: settings.customer, seconds, ...result, problems: [] }));
+    } else {
+      for (const warning of result.warnings) console.error(`warning: ${formatProblem(warning)}`);
+      console.log(summary(result, settings.customer, seconds, dryRun));
+    }
     return 0;
+  } catch (error) {
+    progress.finish();
+    if (!json || !(error instanceof InvalidImportError || error instanceof UnreadableInputError)) throw error;
+    const report = error instanceof InvalidImportError ? { problems: error.problems, warnings: error.warnings } : { error: error.message };
+    console.log(JSON.stringify({ ok: false, dryRun, customer: settings.customer, ...report }));
+    return 1;
   } finally {
     await db.close();
   }

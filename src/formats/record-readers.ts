@@ -3,7 +3,6 @@
  * answer, as a list or a single record. Records come out one at a time, so a file of any size
  * is read in bounded memory.
  */
-import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { getManyValues, none } from 'stream-chain/defs.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
@@ -20,7 +19,7 @@ export interface ReadRecord {
 }
 
 /** Reads JSON or XML, told apart by the first character of the input. */
-export async function* readRecords(input: Readable, file: string): AsyncGenerator<ReadRecord> {
+export async function* readRecords(input: AsyncIterable<Buffer | string>, file: string): AsyncGenerator<ReadRecord> {
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   let first = await chunks.next();
   while (!first.done && String(first.value).trim() === '') first = await chunks.next();

@@ -146,58 +146,51 @@ function groupBy<Row, Key>(rows: readonly Row[], key: (row: Row) => Key): Map<Ke
   return groups;
 }
 
-/** Rows read per query when loading a catalogue: a few milliseconds of work each. */
-const ROWS_PER_PAGE = 1000;
+/** Films read per query when loading a catalogue: a few milliseconds of work each. */
+const FILMS_PER_PAGE = 1000;
 
 /**
- * Reads a large result in pages, each resuming after the key of the last row before, so that
- * a big catalogue never holds the event loop (or a connection) in one long query.
+ * The customer's films in pages, by id, each with its people. A big catalogue is never read in
+ * one long query, so it holds neither the event loop nor a connection for long, and a caller
+ * that only looks at each page keeps one page in memory.
  */
-async function readPaged<Row>(db: SqlClient, select: string, params: readonly SqlValue[], key: readonly (keyof Row & string)[]): Promise<Row[]> {
-  const columns = key.join(', ');
-  const resume = ` AND (${columns}) > (${key.map(() => '?').join(', ')})`;
-  const rows: Row[] = [];
-  let after: SqlValue[] = [];
-  for (;;) {
-    const page = await db.query<Row>(`${select}${after.length > 0 ? resume : ''} ORDER BY ${columns} LIMIT ${ROWS_PER_PAGE}`, [...params, ...after]);
-    rows.push(...page);
-    const last = page.at(-1);
-    if (page.length < ROWS_PER_PAGE || last === undefined) return rows;
-    after = key.map((column) => (last as Row)[column] as SqlValue);
+export async function* readFilmPages(db: SqlClient, customer: string): AsyncGenerator<Film[]> {
+  for (let after = ''; ; ) {
+    const rows = await db.query<FilmRow>(`SELECT ${FILM_COLUMNS.join(', ')} FROM film WHERE customer = ? AND id > ? ORDER BY id LIMIT ${FILMS_PER_PAGE}`, [customer, after]);
+    const last = rows.at(-1)?.id;
+    if (last === undefined) return;
+    const people = await db.query<PersonRow>(
+      'SELECT film_id, id, first_name, last_name, role FROM film_person WHERE customer = ? AND film_id > ? AND film_id <= ? ORDER BY film_id, position',
+      [customer, after, last],
+    );
+    const peopleByFilm = groupBy(people, (row) => row.film_id);
+    yield rows.map((row) => filmFromRow(row, (peopleByFilm.get(row.id) ?? []).map(personFromRow)));
+    if (rows.length < FILMS_PER_PAGE) return;
+    after = last;
   }
 }
 
-/** The customer's whole catalogue, in no particular order. */
-export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
-  const filmRows = await readPaged<FilmRow>(db, `SELECT ${FILM_COLUMNS.join(', ')} FROM film WHERE customer = ?`, [customer], ['id']);
-  const personRows = await readPaged<PersonRow>(
-    db,
-    'SELECT film_id, position, id, first_name, last_name, role FROM film_person WHERE customer = ?',
-    [customer],
-    ['film_id', 'position'],
-  );
+export async function loadPackages(db: SqlClient, customer: string): Promise<FilmPackage[]> {
   const packageRows = await db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]);
   const packageFilmRows = await db.query<PackageFilmRow>(
     `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
      FROM film_package_film WHERE customer = ? ORDER BY package_id, film_order`,
     [customer],
   );
-  const peopleByFilm = groupBy(personRows, (row) => row.film_id);
   const filmsByPackage = groupBy(packageFilmRows, (row) => row.package_id);
-  return {
-    films: filmRows.map((row) => filmFromRow(row, (peopleByFilm.get(row.id) ?? []).map(personFromRow))),
-    packages: packageRows.map((row) => ({
-      id: row.id,
-      title: row.title,
-      status: row.status as FilmPackage['status'],
-      films: (filmsByPackage.get(row.id) ?? []).map(packageFilmFromRow),
-    })),
-  };
+  return packageRows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    status: row.status as FilmPackage['status'],
+    films: (filmsByPackage.get(row.id) ?? []).map(packageFilmFromRow),
+  }));
 }
 
-export async function loadFilmIds(db: SqlClient, customer: string): Promise<Set<string>> {
-  const rows = await db.query<{ id: string }>('SELECT id FROM film WHERE customer = ?', [customer]);
-  return new Set(rows.map((row) => row.id));
+/** The customer's whole catalogue, in no particular order. */
+export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
+  const films: Film[] = [];
+  for await (const page of readFilmPages(db, customer)) films.push(...page);
+  return { films, packages: await loadPackages(db, customer) };
 }
 
 export async function deleteCatalogue(tx: SqlClient, customer: string): Promise<void> {

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { progressReporter } from './progress.js';
+
+function fakeStream(isTTY: boolean): { isTTY: boolean; written: string[]; write: (text: string) => boolean } {
+  const written: string[] = [];
+  return { isTTY, written, write: (text) => (written.push(text), true) };
+}
+
+test('off a terminal, progress is plain lines', () => {
+  const stream = fakeStream(false);
+  const reporter = progressReporter(stream, 0);
+  reporter.update({ file: 'films.json', bytesRead: 50, fileBytes: 200, records: 1200 });
+  reporter.finish();
+  assert.equal(stream.written.length, 1);
+  assert.match(stream.written[0] ?? '', /^progress: films\.json 25% {2}1,200 records {2}[\d,]+ records\/s\n$/);
+});
+
+test('on a terminal, progress is a bar redrawn in place and cleared at the end', () => {
+  const stream = fakeStream(true);
+  const reporter = progressReporter(stream, 0);
+  reporter.update({ file: 'films.xml', bytesRead: 100, fileBytes: 100, records: 10 });
+  reporter.finish();
+  assert.ok(stream.written[0]?.startsWith(`\r\u001b[2Kfilms.xml [${'#'.repeat(24)}] 100%  10 records`), stream.written[0]);
+  assert.equal(stream.written[1], '\r\x1b[2K');
+});
+
+test('updates come no more often than the interval', () => {
+  const stream = fakeStream(false);
+  const reporter = progressReporter(stream, 60_000);
+  for (let i = 0; i < 100; i++) reporter.update({ file: 'f', bytesRead: i, fileBytes: 100, records: i });
+  assert.equal(stream.written.length, 0);
+});

@@ -1,0 +1,42 @@
+/**
+ * Progress of a long import: a bar redrawn in place on a terminal, a plain line every few
+ * seconds otherwise (logs, CI), and nothing at all for imports that finish quickly.
+ */
+import type { ImportProgress } from '../import/import-files.js';
+
+const TERMINAL_INTERVAL_MS = 100;
+const LOG_INTERVAL_MS = 2000;
+const BAR_WIDTH = 24;
+
+export interface ProgressReporter {
+  update(progress: ImportProgress): void;
+  /** Clears the bar, so the closing line starts on a clean line. */
+  finish(): void;
+}
+
+export function progressReporter(stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'>, interval = stream.isTTY ? TERMINAL_INTERVAL_MS : LOG_INTERVAL_MS): ProgressReporter {
+  const started = performance.now();
+  let lastShown = started;
+  let drawn = false;
+
+  return {
+    update({ file, bytesRead, fileBytes, records }) {
+      const now = performance.now();
+      if (now - lastShown < interval) return;
+      lastShown = now;
+      const fraction = fileBytes > 0 ? Math.min(1, bytesRead / fileBytes) : 1;
+      const rate = Math.round(records / ((now - started) / 1000));
+      const figures = `${Math.floor(fraction * 100)}%  ${records.toLocaleString('en')} records  ${rate.toLocaleString('en')} records/s`;
+      if (stream.isTTY) {
+        const filled = Math.round(fraction * BAR_WIDTH);
+        stream.write(`\r\x1b[2K${file} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${figures}`);
+        drawn = true;
+      } else {
+        stream.write(`progress: ${file} ${figures}\n`);
+      }
+    },
+    finish() {
+      if (drawn) stream.write('\r\x1b[2K');
+    },
+  };
+}
