@@ -9,9 +9,11 @@ import { DOMParser, type Element } from '@xmldom/xmldom';
 import type { FastifyInstance } from 'fastify';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
+import type { RatePolicy } from '../src/access/rate-limiter.js';
 import { buildApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
+import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 
@@ -47,22 +49,34 @@ export interface TestApp {
   readonly app: FastifyInstance;
   readonly db: SqlClient;
   readonly live: LiveCatalogue;
+  readonly tokens: LiveTokens;
   readonly database: string;
 }
 
+export interface TestAppOptions {
+  readonly rateLimit?: RatePolicy;
+  readonly corsOrigins?: readonly string[];
+}
+
 /** The app over a fresh database holding `files` (the demo catalogue by default). */
-export async function startTestApp(files: readonly string[] = [join(DEMO, 'films.json'), join(DEMO, 'filmpackages.json')]): Promise<TestApp> {
+export async function startTestApp(
+  files: readonly string[] = [join(DEMO, 'films.json'), join(DEMO, 'filmpackages.json')],
+  options: TestAppOptions = {},
+): Promise<TestApp> {
   const database = await freshDatabase();
   const db = await openDatabase({ kind: 'sqlite', path: database });
   if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
   const live = new LiveCatalogue(db, new XmlWriter());
   await live.refresh();
-  const app = buildApp({ catalogues: live, cacheControl: 'no-cache' });
+  const tokens = new LiveTokens(db);
+  await tokens.refresh();
+  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', ...options });
   atEnd(async () => {
     await app.close();
+    await tokens.stop();
     await db.close();
   });
-  return { app, db, live, database };
+  return { app, db, live, tokens, database };
 }
 
 export interface CliResult {

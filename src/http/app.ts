@@ -4,13 +4,21 @@
  */
 import { STATUS_CODES } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
+import { authenticate, type TokenDirectory } from './authenticate.js';
 import { CATALOGUE_PATHS, pathNotFound, registerCatalogueRoutes, type CatalogueDirectory } from './catalogue-routes.js';
+import { cors, isPreflight, sendPreflight } from './cors.js';
 import { HttpError } from './http-error.js';
 import { sendProblem } from './send.js';
 
 export interface AppOptions {
   readonly catalogues: CatalogueDirectory;
+  readonly tokens: TokenDirectory;
   readonly cacheControl: string;
+  /** Per token (per client address while the service is open); no limit when absent. */
+  readonly rateLimit?: RatePolicy | undefined;
+  /** Origins whose web pages may call the API; CORS is off when there is none. */
+  readonly corsOrigins?: readonly string[];
   readonly logger?: FastifyServerOptions['logger'];
 }
 
@@ -36,11 +44,21 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-  registerCatalogueRoutes(app, options);
+  const corsOn = options.corsOrigins !== undefined && options.corsOrigins.length > 0;
+  if (corsOn) app.addHook('onRequest', cors(options.corsOrigins));
+
+  // The token check is scoped to the catalogue routes: endpoints registered beside them need none.
+  const limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
+  app.register(async (api) => {
+    api.decorateRequest('customer', '');
+    api.addHook('onRequest', authenticate(options.tokens, limiter));
+    registerCatalogueRoutes(api, options);
+  });
 
   app.setNotFoundHandler((request, reply) => {
     const path = requestPath(request.url);
     if (CATALOGUE_PATHS.test(path)) {
+      if (corsOn && isPreflight(request)) return sendPreflight(reply);
       return sendProblem(request, reply, new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' }));
     }
     return sendProblem(request, reply, pathNotFound(path));

@@ -3,7 +3,7 @@
  * catalogue and hands it to the sender; nothing is serialized on the request path.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEFAULT_CUSTOMER, MAX_INT32 } from '../catalogue/model.js';
+import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import { HttpError } from './http-error.js';
 import { sendRepresentation } from './send.js';
@@ -52,7 +52,8 @@ function parsePackageId(text: string): number | undefined {
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
 export function registerCatalogueRoutes(app: FastifyInstance, options: CatalogueRouteOptions): void {
-  const catalogue = (_request: FastifyRequest): PublishedCatalogue => options.catalogues.published(DEFAULT_CUSTOMER);
+  // `authenticate` has set the request's customer before any of these routes runs.
+  const catalogue = (request: FastifyRequest): PublishedCatalogue => options.catalogues.published(request.customer);
   const { cacheControl } = options;
 
   app.get('/v4/film', async (request, reply) => sendRepresentation(request, reply, catalogue(request).filmList(), cacheControl));

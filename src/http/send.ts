@@ -13,10 +13,16 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+/** Adds a header name to Vary, keeping what an earlier step put there (CORS varies on Origin). */
+function vary(reply: FastifyReply, name: string): FastifyReply {
+  const current = reply.getHeader('vary');
+  return reply.header('vary', current === undefined ? name : `${String(current)}, ${name}`);
+}
+
 export function sendRepresentation(request: FastifyRequest, reply: FastifyReply, representations: Representations, cacheControl: string): FastifyReply {
   const media = requestedMediaType(request);
   const chosen = representations[media.format];
-  reply.header('vary', 'Accept').header('cache-control', cacheControl).header('etag', chosen.etag);
+  vary(reply, 'Accept').header('cache-control', cacheControl).header('etag', chosen.etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], chosen.etag)) return reply.code(304).send();
   return reply.header('content-type', media.contentType).send(chosen.body);
 }
@@ -25,10 +31,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   const { format } = requestedMediaType(request);
   // A detail may quote what the client sent; XML cannot carry every character it might hold.
   const detail = format === 'xml' ? replaceXmlUnsafeCharacters(error.detail) : error.detail;
-  return reply
-    .code(error.status)
-    .headers(error.headers)
-    .header('vary', 'Accept')
+  return vary(reply.code(error.status).headers(error.headers), 'Accept')
     .header('content-type', problemContentType(format))
     .send(problemBody(format, { status: error.status, title: error.title, detail }));
 }

@@ -12,8 +12,11 @@ import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { LiveCatalogue } from './live-catalogue.js';
+import { LiveTokens } from './live-tokens.js';
 
-export type ServeSettings = Settings<'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'logLevel'>;
+export type ServeSettings = Settings<
+  'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'rateLimit' | 'rateBurst' | 'corsOrigins' | 'logLevel'
+>;
 
 export interface ServeOptions {
   readonly settings: ServeSettings;
@@ -38,14 +41,29 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
   const live = new LiveCatalogue(db, new XmlWriter(settings.xmlNamespace), (customer, snapshot) =>
     app.log.info({ customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length }, 'catalogue loaded'),
   );
-  const app = buildApp({ catalogues: live, cacheControl: settings.cacheControl, logger: { level: settings.logLevel } });
+  // Logged at start and whenever tokens are issued or revoked, so the log says when a service opens or closes.
+  const tokens = new LiveTokens(db, (set) => {
+    if (set.open) app.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
+    else app.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
+  });
+  const app = buildApp({
+    catalogues: live,
+    tokens,
+    cacheControl: settings.cacheControl,
+    rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
+    corsOrigins: settings.corsOrigins,
+    logger: { level: settings.logLevel },
+  });
   try {
     await seedIfEmpty(db, app, seedFiles);
     await live.refresh();
+    await tokens.refresh();
     live.watch(settings.pollInterval, (error) => app.log.error({ err: error }, 'catalogue reload failed'));
+    tokens.watch(settings.pollInterval, (error, action) => app.log.warn({ err: error }, `${action} failed`));
     await app.listen({ port: settings.port, host: settings.host });
   } catch (error) {
     live.stop();
+    await tokens.stop();
     await app.close();
     await db.close();
     throw error;
@@ -58,7 +76,12 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     async close() {
       live.stop();
       await app.close();
-      await db.close();
+      try {
+        // After the last request, so that its use is written too.
+        await tokens.stop();
+      } finally {
+        await db.close();
+      }
     },
   };
 }
