@@ -41,7 +41,7 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     const option = /'(-[^' ]+)/.exec(message)?.[1];
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new ConfigError(`${spec.name}: unknown option ${option ?? message}`);
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new ConfigError(`${spec.name}: unexpected argument ${/'([^']*)'/.exec(message)?.[1] ?? ''}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`${spec.name}: ${option ?? 'an option'} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`${spec.name}: ${option ?? 'an option'} ${/argument missing|ambiguous/.test(message) ? 'needs a value' : 'takes no value'}`);
     throw error;
   }
   const { values, positionals } = parsed;
