@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { issueToken, revokeToken } from '../src/access/manage-tokens.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { runCli, startTestApp, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -141,5 +142,35 @@ describe('what is stored', () => {
     assert.equal(listed.status, 0, listed.stderr);
     const [info] = JSON.parse(listed.stdout) as Json[];
     assert.ok(String(info?.['lastUsedAt']) >= before, `last use ${String(info?.['lastUsedAt'])} is after ${before}`);
+  });
+
+  test('recording last use in the background never waits for an import holding the write lock', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    assert.equal((await get(t, '/v4/film', { veeziaccesstoken: token })).statusCode, 200);
+
+    // Another connection, as `marquee import` would be, holds a write transaction open.
+    const importer = await openDatabase(parseDatabaseSpec(t.database));
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = (): void => {};
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const importing = importer.transaction(async (tx) => {
+      await tx.execute('UPDATE catalogue SET changed_at = changed_at');
+      locked();
+      await released;
+    });
+    await holding;
+    const started = Date.now();
+    await t.tokens.flushUses({ failIfBusy: true }).catch(() => {});
+    const waited = Date.now() - started;
+    release();
+    await importing;
+    await importer.close();
+    assert.ok(waited < 2500, `a background write waited ${waited} ms for the import's lock`);
+
+    await t.tokens.flushUses({ failIfBusy: true });
+    const [row] = await t.db.query<Json>('SELECT last_used_at FROM access_token');
+    assert.match(String(row?.['last_used_at']), /^\d{4}-/, 'a use that could not be written is written on the next try');
   });
 });

@@ -21,7 +21,7 @@ export interface IssueOptions {
   readonly label: string | null;
 }
 
-export interface IssuedTokenResult {
+export interface IssueResult {
   /** The token itself: shown once, never stored. */
   readonly token: string;
   readonly info: TokenInfo;
@@ -29,7 +29,7 @@ export interface IssuedTokenResult {
   readonly customerHasCatalogue: boolean;
 }
 
-export async function issueToken(db: SqlClient, options: IssueOptions): Promise<IssuedTokenResult> {
+export async function issueToken(db: SqlClient, options: IssueOptions): Promise<IssueResult> {
   const token = newAccessToken();
   const createdAt = new Date().toISOString();
   return db.transaction(async (tx) => {
