@@ -5,6 +5,7 @@
  */
 import { CUSTOMER_KEY_PATTERN, DEFAULT_CUSTOMER } from './catalogue/model.js';
 import { DEFAULT_XML_NAMESPACE } from './formats/xml-writer.js';
+import { parseOrigin } from './http/cors.js';
 import { DEFAULT_DATABASE, DatabaseSpecError, parseDatabaseSpec, type DatabaseSpec } from './store/database.js';
 
 export class ConfigError extends Error {
@@ -22,7 +23,13 @@ export interface Setting<T> {
   readonly valueName: string;
   readonly description: string;
   readonly defaultText: string;
+  /** Parses one value; a flag that may be repeated parses each of its values. */
   readonly parse: (text: string) => T;
+  /**
+   * The flag may be given more than once and its variable holds the values separated by commas;
+   * the setting is then the list of parsed values.
+   */
+  readonly multiple?: true;
 }
 
 function integerIn(min: number, max: number): (text: string) => number {
@@ -31,6 +38,14 @@ function integerIn(min: number, max: number): (text: string) => number {
     if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`must be an integer from ${min} to ${max}`);
     return value;
   };
+}
+
+/** A positive number of requests per second, or `off`; null stands for off. */
+function requestRate(text: string): number | null {
+  if (text === 'off' || text === '0') return null;
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || value < 0.001 || value > 1_000_000) throw new Error('must be off or a number of requests per second from 0.001 to 1000000');
+  return value;
 }
 
 function nonEmpty(text: string): string {
@@ -104,6 +119,31 @@ export const SETTINGS = {
     defaultText: '250',
     parse: integerIn(10, 3_600_000),
   },
+  rateLimit: {
+    flag: 'rate-limit',
+    env: 'MARQUEE_RATE_LIMIT',
+    valueName: 'R',
+    description: 'requests per second each token may make on average (each client address while no token exists), or off',
+    defaultText: 'off',
+    parse: requestRate,
+  },
+  rateBurst: {
+    flag: 'rate-burst',
+    env: 'MARQUEE_RATE_BURST',
+    valueName: 'N',
+    description: 'requests a token may make at once before --rate-limit paces it',
+    defaultText: '20',
+    parse: integerIn(1, 1_000_000),
+  },
+  corsOrigins: {
+    flag: 'cors-origin',
+    env: 'MARQUEE_CORS_ORIGINS',
+    valueName: 'ORIGIN',
+    description: 'an origin whose web pages may call the API, such as https://cinema.example; repeatable (the variable takes a comma-separated list)',
+    defaultText: '',
+    parse: parseOrigin,
+    multiple: true,
+  },
   logLevel: {
     flag: 'log-level',
     env: 'MARQUEE_LOG_LEVEL',
@@ -118,7 +158,13 @@ export const SETTINGS = {
 } as const satisfies Record<string, Setting<unknown>>;
 
 export type SettingName = keyof typeof SETTINGS;
-export type Settings<Names extends SettingName> = { readonly [N in Names]: ReturnType<(typeof SETTINGS)[N]['parse']> };
+type SettingValue<S> = S extends { readonly parse: (text: string) => infer T } ? (S extends { readonly multiple: true } ? readonly T[] : T) : never;
+export type Settings<Names extends SettingName> = { readonly [N in Names]: SettingValue<(typeof SETTINGS)[N]> };
+
+/** The values of a comma-separated list, without the blanks around them. */
+function splitList(text: string): string[] {
+  return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
 
 /**
  * Resolves the named settings from parsed flags, then the environment, then defaults. The
@@ -132,29 +178,37 @@ export function resolveSettings<Names extends SettingName>(
   const resolved: Record<string, unknown> = {};
   for (const name of names) {
     const setting: Setting<unknown> = SETTINGS[name];
+    // parseArgs gives a string, or an array of them for a flag that may be repeated.
     const flagValue = flags[setting.flag];
-    const [source, text] =
-      typeof flagValue === 'string'
-        ? [`--${setting.flag}`, flagValue]
-        : setting.env !== undefined && env[setting.env] !== undefined
-          ? [setting.env, env[setting.env] as string]
-          : [undefined, setting.defaultText];
-    try {
-      resolved[name] = setting.parse(text);
-    } catch (error) {
-      throw new ConfigError(`${source ?? `the default of --${setting.flag}`} ${(error as Error).message}, got '${text}'`);
-    }
+    const given = typeof flagValue === 'string' ? [flagValue] : Array.isArray(flagValue) ? flagValue.map(String) : [];
+    const envText = setting.env === undefined ? undefined : env[setting.env];
+    const textsOf = (text: string): string[] => (setting.multiple ? splitList(text) : [text]);
+    const [source, texts] =
+      given.length > 0
+        ? [`--${setting.flag}`, given]
+        : envText !== undefined
+          ? [setting.env, textsOf(envText)]
+          : [undefined, textsOf(setting.defaultText)];
+    const values = texts.map((text) => {
+      try {
+        return setting.parse(text);
+      } catch (error) {
+        throw new ConfigError(`${source ?? `the default of --${setting.flag}`} ${(error as Error).message}, got '${text}'`);
+      }
+    });
+    resolved[name] = setting.multiple ? Object.freeze(values) : values[0];
   }
   return Object.freeze(resolved) as Settings<Names>;
 }
 
-/** One help line per setting: flag, variable, default and meaning. */
-export function describeSettings(names: readonly SettingName[]): string {
+/** One help line per setting: flag, variable, default (or that it is required) and meaning. */
+export function describeSettings(names: readonly SettingName[], required: readonly SettingName[] = []): string {
   return names
     .map((name) => {
       const setting: Setting<unknown> = SETTINGS[name];
       const env = setting.env ? ` (env ${setting.env})` : '';
-      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}; default ${setting.defaultText}`;
+      const fallback = required.includes(name) ? 'required' : `default ${setting.defaultText === '' ? 'none' : setting.defaultText}`;
+      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}; ${fallback}`;
     })
     .join('\n');
 }

@@ -1,16 +1,19 @@
 /** What the integration tests share: databases, the app, the command line, an XML reader. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
+import type { RatePolicy } from '../src/access/rate-limiter.js';
 import { buildApp, type MarqueeApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
+import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 
@@ -46,22 +49,34 @@ export interface TestApp {
   readonly app: MarqueeApp;
   readonly db: SqlClient;
   readonly live: LiveCatalogue;
+  readonly tokens: LiveTokens;
   readonly database: string;
 }
 
+export interface TestAppOptions {
+  readonly rateLimit?: RatePolicy;
+  readonly corsOrigins?: readonly string[];
+}
+
 /** The app over a fresh database holding `files` (the demo catalogue by default). */
-export async function startTestApp(files: readonly string[] = [join(DEMO, 'films.json'), join(DEMO, 'filmpackages.json')]): Promise<TestApp> {
+export async function startTestApp(
+  files: readonly string[] = [join(DEMO, 'films.json'), join(DEMO, 'filmpackages.json')],
+  options: TestAppOptions = {},
+): Promise<TestApp> {
   const database = await freshDatabase();
   const db = await openDatabase({ kind: 'sqlite', path: database });
   if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
   const live = new LiveCatalogue(db, new XmlWriter());
   await live.refresh();
-  const app = buildApp({ catalogues: live, cacheControl: 'no-cache' });
+  const tokens = new LiveTokens(db);
+  await tokens.refresh();
+  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', ...options });
   atEnd(async () => {
     await app.close();
+    await tokens.stop();
     await db.close();
   });
-  return { app, db, live, database };
+  return { app, db, live, tokens, database };
 }
 
 export interface CliResult {
@@ -78,6 +93,43 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** The server's JSON log lines, as they come. */
+  readonly logs: Record<string, unknown>[];
+}
+
+/** Starts `marquee serve` on a free port and waits for it to say where it listens; killed at the end if still running. */
+export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MARQUEE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  atEnd(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const logs: Record<string, unknown>[] = [];
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+    lines.on('line', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry['msg']));
+      if (match?.[1]) resolve(match[1]);
+    });
+  });
+  return { child, url, logs };
+}
+
+/** Polls `condition` every 50 ms; throws when it does not hold within `timeoutMs`. Returns the time it took. */
+export async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return Date.now() - started;
 }
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';

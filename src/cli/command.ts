@@ -7,6 +7,8 @@ export interface CommandSpec {
   readonly usage: string;
   readonly summary: string;
   readonly settings: readonly SettingName[];
+  /** Settings that must be given as a flag: their default would be a guess. */
+  readonly required?: readonly SettingName[];
   /** Flags beyond the settings, such as `--replace`. */
   readonly flags?: Readonly<Record<string, { readonly type: 'boolean' | 'string'; readonly description: string }>>;
   readonly positionals?: boolean;
@@ -22,24 +24,31 @@ export function commandHelp(spec: CommandSpec): string {
   const flags = Object.entries(spec.flags ?? {}).map(([flag, { type, description }]) =>
     `  --${flag}${type === 'string' ? ' VALUE' : ''}`.padEnd(28) + description,
   );
-  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings), ...flags, '  --help'.padEnd(28) + 'show this help'];
+  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings, spec.required), ...flags, '  --help'.padEnd(28) + 'show this help'];
   return lines.join('\n');
 }
 
 /** Parses a command's arguments; a wrong flag is a ConfigError naming it. */
 export function parseCommand(spec: CommandSpec, args: readonly string[]): ParsedCommand {
   const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
-  for (const name of spec.settings) options[SETTINGS[name].flag] = { type: 'string' };
+  for (const name of spec.settings) options[SETTINGS[name].flag] = { type: 'string', multiple: 'multiple' in SETTINGS[name] };
   for (const [flag, { type }] of Object.entries(spec.flags ?? {})) options[flag] = { type };
+  let parsed: Pick<ReturnType<typeof parseArgs>, 'values' | 'positionals'>;
   try {
-    const { values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: spec.positionals ?? false });
-    return { values, positionals, help: values['help'] === true };
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: spec.positionals ?? false });
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     const option = /'(-[^' ]+)/.exec(message)?.[1];
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new ConfigError(`${spec.name}: unknown option ${option ?? message}`);
     if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new ConfigError(`${spec.name}: unexpected argument ${/'([^']*)'/.exec(message)?.[1] ?? ''}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`${spec.name}: ${option ?? 'an option'} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`${spec.name}: ${option ?? 'an option'} ${/argument missing|ambiguous/.test(message) ? 'needs a value' : 'takes no value'}`);
     throw error;
   }
+  const { values, positionals } = parsed;
+  const help = values['help'] === true;
+  for (const name of spec.required ?? []) {
+    const { flag, valueName } = SETTINGS[name];
+    if (!help && values[flag] === undefined) throw new ConfigError(`${spec.name}: --${flag} ${valueName} is required`);
+  }
+  return { values, positionals, help };
 }

@@ -9,11 +9,13 @@ import { InvalidImportError } from '../import/import-files.js';
 import { runExport } from './export-command.js';
 import { runImport } from './import-command.js';
 import { runServe } from './serve-command.js';
+import { runToken } from './token-command.js';
 
 const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number | undefined>>> = {
   serve: runServe,
   import: runImport,
   export: runExport,
+  token: runToken,
 };
 
 const USAGE = `Usage: marquee <command> [options]
@@ -22,6 +24,7 @@ Commands:
   serve     serve the catalogue API
   import    load films and packages from JSON or XML files
   export    write the catalogue to files that import reads back
+  token     issue, list and revoke access tokens
 
 Run 'marquee <command> --help' for a command's options.`;
 

@@ -6,14 +6,22 @@
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { inject, type InjectOptions, type Response } from 'light-my-request';
+import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
+import { authenticate, type TokenDirectory } from './authenticate.js';
 import { createCatalogueHandler, type CatalogueDirectory } from './catalogue-handler.js';
+import { corsPolicy } from './cors.js';
 import { HttpError } from './http-error.js';
 import { formatParameter, requestedMediaType } from './media-types.js';
 import { problemResponse } from './problem.js';
 
 export interface AppOptions {
   readonly catalogues: CatalogueDirectory;
+  readonly tokens: TokenDirectory;
   readonly cacheControl: string;
+  /** Per token (per client address while the service is open); no limit when absent. */
+  readonly rateLimit?: RatePolicy | undefined;
+  /** Origins whose web pages may call the API; CORS is off when there is none. */
+  readonly corsOrigins?: readonly string[];
   readonly logger?: FastifyServerOptions['logger'];
 }
 
@@ -37,6 +45,8 @@ export function buildApp(options: AppOptions): MarqueeApp {
   const handleCatalogue = createCatalogueHandler({
     catalogues: options.catalogues,
     cacheControl: options.cacheControl,
+    admit: authenticate(options.tokens, options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit)),
+    cors: corsPolicy(options.corsOrigins ?? []),
     onError: (error) => fastify.log.error({ err: error }, 'request failed'),
   });
   // Fastify calls the factory while it is being built, before any request can arrive.

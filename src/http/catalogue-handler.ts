@@ -4,11 +4,13 @@
  * framework's per-request machinery cost about 40 % of the throughput of small answers, so the
  * catalogue paths answer here and every other path goes on to the application framework.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_CUSTOMER, MAX_INT32 } from '../catalogue/model.js';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
+import type { Admit } from './authenticate.js';
+import type { CorsPolicy } from './cors.js';
 import { HttpError } from './http-error.js';
 import { formatParameter, requestedMediaType, type MediaType } from './media-types.js';
 import { problemResponse, type PreparedResponse } from './problem.js';
@@ -21,6 +23,10 @@ export interface CatalogueDirectory {
 export interface CatalogueHandlerOptions {
   readonly catalogues: CatalogueDirectory;
   readonly cacheControl: string;
+  /** Lets a request in (token, customer, rate limit) or refuses it. */
+  readonly admit: Admit;
+  /** Cross-origin access; off when undefined. */
+  readonly cors: CorsPolicy | undefined;
   /** Told of a failure the client did not cause; the client gets a 500 without details. */
   readonly onError: (error: unknown) => void;
 }
@@ -60,8 +66,11 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse): void {
-  response.writeHead(answer.status, answer.headers);
+/** Writes an answer with the headers of the steps before it (rate limits, CORS) added. */
+function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, extra: OutgoingHttpHeaders, varyOrigin: boolean): void {
+  const headers = { ...extra, ...answer.headers };
+  if (varyOrigin) headers['vary'] = headers['vary'] === undefined ? 'Origin' : `${String(headers['vary'])}, Origin`;
+  response.writeHead(answer.status, headers);
   response.end(request.method === 'HEAD' ? undefined : answer.body);
 }
 
@@ -90,6 +99,18 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     return { status: 200, headers: encoded === undefined ? headers : { ...headers, 'content-encoding': coding }, body };
   }
 
+  /** The answer to a request on a catalogue path, before the CORS headers. */
+  function answer(request: IncomingMessage, resource: string, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: OutgoingHttpHeaders } {
+    const preflight = options.cors?.preflight(request);
+    if (preflight !== undefined) return { answer: { status: 204, headers: preflight, body: Buffer.alloc(0) }, headers: {} };
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      throw new HttpError(405, 'Method Not Allowed', `${request.method ?? ''} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' });
+    }
+    const admission = options.admit(request);
+    const found = find(catalogues.published(admission.customer), resource, segment);
+    return { answer: found instanceof HttpError ? problemResponse(found, media.format) : represent(request, found, media), headers: admission.headers };
+  }
+
   return (request, response) => {
     const url = request.url ?? '/';
     const queryStart = url.indexOf('?');
@@ -97,18 +118,19 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     if (match === null) return false;
     const [, resource = '', segment] = match;
     const media = requestedMediaType(request.headers.accept, formatParameter(queryStart === -1 ? undefined : url.slice(queryStart + 1)));
+    const cors = options.cors?.headers(request) ?? {};
+    const varyOrigin = options.cors !== undefined;
     try {
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        const error = new HttpError(405, 'Method Not Allowed', `${request.method ?? ''} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' });
-        write(request, response, problemResponse(error, media.format));
+      const result = answer(request, resource, segment, media);
+      write(request, response, result.answer, { ...cors, ...result.headers }, varyOrigin);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        write(request, response, problemResponse(error, media.format), cors, varyOrigin);
         return true;
       }
-      const found = find(catalogues.published(DEFAULT_CUSTOMER), resource, segment);
-      write(request, response, found instanceof HttpError ? problemResponse(found, media.format) : represent(request, found, media));
-    } catch (error) {
       options.onError(error);
       const failure = new HttpError(500, 'Internal Server Error', 'The server could not answer this request.');
-      if (!response.headersSent) write(request, response, problemResponse(failure, media.format));
+      if (!response.headersSent) write(request, response, problemResponse(failure, media.format), cors, varyOrigin);
       else response.destroy();
     }
     return true;

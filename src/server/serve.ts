@@ -11,8 +11,11 @@ import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { LiveCatalogue } from './live-catalogue.js';
+import { LiveTokens } from './live-tokens.js';
 
-export type ServeSettings = Settings<'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'logLevel'>;
+export type ServeSettings = Settings<
+  'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'rateLimit' | 'rateBurst' | 'corsOrigins' | 'logLevel'
+>;
 
 export interface ServeOptions {
   readonly settings: ServeSettings;
@@ -42,15 +45,30 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
       ),
     onError: (error) => app.fastify.log.error({ err: error }, 'catalogue reload failed'),
   });
-  const app = buildApp({ catalogues: live, cacheControl: settings.cacheControl, logger: { level: settings.logLevel } });
+  // Logged at start and whenever tokens are issued or revoked, so the log says when a service opens or closes.
+  const tokens = new LiveTokens(db, (set) => {
+    if (set.open) app.fastify.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
+    else app.fastify.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
+  });
+  const app = buildApp({
+    catalogues: live,
+    tokens,
+    cacheControl: settings.cacheControl,
+    rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
+    corsOrigins: settings.corsOrigins,
+    logger: { level: settings.logLevel },
+  });
   let url: string;
   try {
     await seedIfEmpty(db, app, seedFiles);
     await live.refresh();
+    await tokens.refresh();
     live.watch(settings.pollInterval);
+    tokens.watch(settings.pollInterval, (error, action) => app.fastify.log.warn({ err: error }, `${action} failed`));
     url = await app.listen(settings.port, settings.host);
   } catch (error) {
     live.stop();
+    await tokens.stop();
     await app.close();
     await db.close();
     throw error;
@@ -61,7 +79,12 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     async close() {
       live.stop();
       await app.close();
-      await db.close();
+      try {
+        // After the last request, so that its use is written too.
+        await tokens.stop();
+      } finally {
+        await db.close();
+      }
     },
   };
 }

@@ -70,6 +70,26 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       FOREIGN KEY (customer, film_id) REFERENCES film (customer, id)
     )`,
   ],
+  [
+    // A token row stays when it is revoked: its digest still answers 'revoked', and a service
+    // that has ever issued a token never opens again. Customers are keys, not rows: a customer
+    // exists once an import or a token names it.
+    `CREATE TABLE access_token (
+      id INTEGER PRIMARY KEY,
+      customer TEXT NOT NULL,
+      label TEXT,
+      digest TEXT NOT NULL UNIQUE,
+      created_at TEXT NOT NULL,
+      last_used_at TEXT,
+      revoked_at TEXT
+    )`,
+    // One row, bumped by every issue and revocation: servers poll it to reload the tokens.
+    `CREATE TABLE access_token_version (
+      singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+      version INTEGER NOT NULL
+    )`,
+    'INSERT INTO access_token_version (singleton, version) VALUES (1, 0)',
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

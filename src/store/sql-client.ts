@@ -6,6 +6,11 @@ export type SqlValue = string | number | null;
 
 export interface TransactionOptions {
   readonly readOnly?: boolean;
+  /**
+   * Fail at once, instead of waiting, when another writer holds the lock: for background writes
+   * that must never stall a server. An adapter whose waits do not block the process may ignore it.
+   */
+  readonly failIfBusy?: boolean;
 }
 
 export interface SqlClient {

@@ -4,6 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { SqlClient, SqlValue, TransactionOptions } from './sql-client.js';
 
+const BUSY_TIMEOUT_MS = 5000;
+
 /** SQLite through better-sqlite3: WAL, so readers never wait for an import to commit. */
 export class SqliteClient implements SqlClient {
   private readonly statements = new Map<string, Database.Statement>();
@@ -18,7 +20,7 @@ export class SqliteClient implements SqlClient {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     // Several servers and an importer may share the file: wait for a lock instead of failing.
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return new SqliteClient(db);
   }
 
@@ -48,7 +50,9 @@ export class SqliteClient implements SqlClient {
     if (this.inTransaction) throw new Error('SQLite transactions do not nest');
     // A writer takes the lock up front (IMMEDIATE), so two importers queue instead of
     // deadlocking; a reader's DEFERRED transaction reads one WAL snapshot and blocks nobody.
-    this.db.exec(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+    if (options.readOnly) this.db.exec('BEGIN DEFERRED');
+    else if (options.failIfBusy) this.beginWithoutWaiting();
+    else this.db.exec('BEGIN IMMEDIATE');
     this.inTransaction = true;
     try {
       const result = await work(this);
@@ -59,6 +63,16 @@ export class SqliteClient implements SqlClient {
       throw error;
     } finally {
       this.inTransaction = false;
+    }
+  }
+
+  /** better-sqlite3 waits for a lock inside the call, blocking every request of the process. */
+  private beginWithoutWaiting(): void {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
 

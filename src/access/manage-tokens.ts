@@ -1,0 +1,63 @@
+/**
+ * Issuing, listing and revoking access tokens: what `marquee token` does, apart from reading
+ * its arguments. Each change bumps the token version, so running servers follow within their
+ * poll interval.
+ */
+import { loadCatalogueVersion } from '../store/catalogue-repository.js';
+import type { SqlClient } from '../store/sql-client.js';
+import { bumpTokenVersion, insertToken, loadToken, loadTokens, markTokenRevoked } from '../store/token-repository.js';
+import { newAccessToken, tokenDigest, type TokenInfo } from './access-token.js';
+
+/** A revoke named an id that was never issued. */
+export class UnknownTokenError extends Error {
+  constructor(readonly id: number) {
+    super(`no token has the id ${id}; 'marquee token list' shows them`);
+    this.name = 'UnknownTokenError';
+  }
+}
+
+export interface IssueOptions {
+  readonly customer: string;
+  readonly label: string | null;
+}
+
+export interface IssueResult {
+  /** The token itself: shown once, never stored. */
+  readonly token: string;
+  readonly info: TokenInfo;
+  /** False when nothing was ever imported for the customer: the token sees empty lists. */
+  readonly customerHasCatalogue: boolean;
+}
+
+export async function issueToken(db: SqlClient, options: IssueOptions): Promise<IssueResult> {
+  const token = newAccessToken();
+  const createdAt = new Date().toISOString();
+  return db.transaction(async (tx) => {
+    await bumpTokenVersion(tx);
+    const id = await insertToken(tx, { customer: options.customer, label: options.label, digest: tokenDigest(token).toString('hex'), createdAt });
+    const customerHasCatalogue = (await loadCatalogueVersion(tx, options.customer)) > 0;
+    return { token, info: { id, customer: options.customer, label: options.label, createdAt, lastUsedAt: null, revokedAt: null }, customerHasCatalogue };
+  });
+}
+
+export async function listTokens(db: SqlClient): Promise<TokenInfo[]> {
+  return loadTokens(db);
+}
+
+export interface RevokeResult {
+  readonly info: TokenInfo;
+  /** The token had been revoked before; nothing changed. */
+  readonly already: boolean;
+}
+
+export async function revokeToken(db: SqlClient, id: number): Promise<RevokeResult> {
+  return db.transaction(async (tx) => {
+    const before = await loadToken(tx, id);
+    if (before === undefined) throw new UnknownTokenError(id);
+    if (before.revokedAt !== null) return { info: before, already: true };
+    const revokedAt = new Date().toISOString();
+    await markTokenRevoked(tx, id, revokedAt);
+    await bumpTokenVersion(tx);
+    return { info: { ...before, revokedAt }, already: false };
+  });
+}

@@ -1,0 +1,25 @@
+/** `marquee token list` as a table for people; scripts use `--json`. */
+import type { TokenInfo } from './access-token.js';
+
+const HEADINGS = ['ID', 'CUSTOMER', 'LABEL', 'CREATED', 'LAST USED', 'REVOKED'] as const;
+
+/** Seconds are enough to read; the stored times keep their milliseconds. */
+function time(iso: string | null, absent: string): string {
+  return iso === null ? absent : iso.replace(/\.\d+Z$/, 'Z');
+}
+
+export function formatTokenTable(tokens: readonly TokenInfo[]): string {
+  if (tokens.length === 0) return "No token was ever issued: the default customer is served without one. 'marquee token create --customer KEY' issues one.";
+  const rows = tokens.map((token) => [
+    String(token.id),
+    token.customer,
+    token.label ?? '',
+    time(token.createdAt, ''),
+    time(token.lastUsedAt, 'never'),
+    time(token.revokedAt, ''),
+  ]);
+  const widths = HEADINGS.map((heading, column) => Math.max([...heading].length, ...rows.map((row) => [...(row[column] ?? '')].length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, column) => cell + ' '.repeat((widths[column] ?? 0) - [...cell].length)).join('  ').trimEnd();
+  return [line(HEADINGS), ...rows.map(line)].join('\n');
+}

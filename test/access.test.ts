@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { issueToken, revokeToken } from '../src/access/manage-tokens.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
+import { runCli, startTestApp, type TestApp } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+const CHALLENGE = 'Bearer realm="marquee"';
+const API_URLS = ['/v4/film', '/v4/film/HO00000101', '/v1/filmpackage', '/v1/filmpackage/1'];
+
+async function issue(t: TestApp, customer = 'default'): Promise<string> {
+  const { token } = await issueToken(t.db, { customer, label: null });
+  await t.tokens.refresh();
+  return token;
+}
+
+function get(t: TestApp, url: string, headers: Record<string, string> = {}) {
+  return t.app.inject({ method: 'GET', url, headers });
+}
+
+describe('a service that never issued a token', () => {
+  test('serves the default customer to anyone, ignoring any token presented', async () => {
+    const t = await startTestApp();
+    for (const url of API_URLS) {
+      assert.equal((await get(t, url)).statusCode, 200, url);
+      assert.equal((await get(t, url, { veeziaccesstoken: 'mq_whatever' })).statusCode, 200, url);
+      assert.equal((await get(t, url, { authorization: 'Basic Zm9vOmJhcg==' })).statusCode, 200, url);
+    }
+  });
+
+  test('closes as soon as one token exists, for every customer', async () => {
+    const t = await startTestApp();
+    await issue(t, 'another-customer');
+    for (const url of API_URLS) assert.equal((await get(t, url)).statusCode, 401, url);
+  });
+});
+
+describe('presenting a token', () => {
+  test('VeeziAccessToken and Authorization: Bearer both admit the request', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    for (const url of API_URLS) {
+      const veezi = await get(t, url, { veeziaccesstoken: token });
+      const bearer = await get(t, url, { authorization: `Bearer ${token}` });
+      assert.equal(veezi.statusCode, 200, url);
+      assert.equal(bearer.statusCode, 200, url);
+      assert.equal(veezi.body, bearer.body);
+    }
+    assert.equal((await get(t, '/v4/film', { authorization: `bearer ${token}` })).statusCode, 200, 'the scheme is case-insensitive');
+    const head = await t.app.inject({ method: 'HEAD', url: '/v4/film', headers: { veeziaccesstoken: token } });
+    assert.equal(head.statusCode, 200);
+  });
+
+  test('every refusal is a 401 problem with WWW-Authenticate, whatever went wrong', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    const { token: revoked, info } = await issueToken(t.db, { customer: 'default', label: null });
+    await revokeToken(t.db, info.id);
+    await t.tokens.refresh();
+    const cases: [string, Record<string, string>, RegExp][] = [
+      ['missing', {}, /needs an access token: send it as VeeziAccessToken: TOKEN or Authorization: Bearer TOKEN/],
+      ['unknown (VeeziAccessToken)', { veeziaccesstoken: `${token}x` }, /not known/],
+      ['unknown (Bearer)', { authorization: 'Bearer mq_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, /not known/],
+      ['revoked (VeeziAccessToken)', { veeziaccesstoken: revoked }, /revoked/],
+      ['revoked (Bearer)', { authorization: `Bearer ${revoked}` }, /revoked/],
+      ['another scheme', { authorization: `Basic ${token}` }, /must be Bearer followed by an access token/],
+      ['Bearer without a token', { authorization: 'Bearer' }, /must be Bearer followed by an access token/],
+      ['two Bearer tokens', { authorization: `Bearer ${token} ${token}` }, /must be Bearer followed by an access token/],
+      ['an empty VeeziAccessToken', { veeziaccesstoken: '' }, /must hold one access token/],
+      ['a VeeziAccessToken with spaces', { veeziaccesstoken: `${token} ${token}` }, /must hold one access token/],
+      ['a digest instead of the token', { veeziaccesstoken: createHash('sha256').update(token).digest('hex') }, /not known/],
+    ];
+    for (const [name, headers, detail] of cases) {
+      for (const url of API_URLS) {
+        const response = await get(t, url, headers);
+        assert.equal(response.statusCode, 401, `${name} ${url}`);
+        assert.equal(response.headers['www-authenticate'], CHALLENGE, name);
+        assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8', name);
+        const problem = response.json<Json>();
+        assert.deepEqual(Object.keys(problem), ['type', 'title', 'status', 'detail'], name);
+        assert.equal(problem['status'], 401);
+        assert.equal(problem['title'], 'Unauthorized');
+        assert.match(String(problem['detail']), detail, name);
+        assert.doesNotMatch(response.body, /HO00000101|Nosferatu/, 'no catalogue data in a refusal');
+      }
+    }
+    const head = await t.app.inject({ method: 'HEAD', url: '/v4/film' });
+    assert.equal(head.statusCode, 401);
+    assert.equal(head.headers['www-authenticate'], CHALLENGE);
+    assert.equal(head.body, '');
+  });
+
+  test('a 401 speaks the negotiated format', async () => {
+    const t = await startTestApp();
+    await issue(t);
+    const response = await get(t, '/v4/film?format=xml');
+    assert.equal(response.statusCode, 401);
+    assert.equal(response.headers['content-type'], 'application/problem+xml; charset=utf-8');
+    assert.match(response.body, /^<problem xmlns="urn:ietf:rfc:7807"><type>about:blank<\/type><title>Unauthorized<\/title><status>401<\/status><detail>This API needs an access token/);
+  });
+
+  test('wrong paths and methods answer as before, without asking for a token', async () => {
+    const t = await startTestApp();
+    await issue(t);
+    assert.equal((await get(t, '/v3/film')).statusCode, 404);
+    assert.equal((await get(t, '/')).statusCode, 404);
+    const post = await t.app.inject({ method: 'POST', url: '/v4/film' });
+    assert.equal(post.statusCode, 405);
+    assert.equal(post.headers['www-authenticate'], undefined);
+  });
+
+  test('a token of a customer without a catalogue sees empty lists and 404s', async () => {
+    const t = await startTestApp();
+    const token = await issue(t, 'no-catalogue-yet');
+    const headers = { veeziaccesstoken: token };
+    assert.equal((await get(t, '/v4/film', headers)).body, '[]');
+    assert.equal((await get(t, '/v1/filmpackage', headers)).body, '[]');
+    assert.equal((await get(t, '/v4/film/HO00000101', headers)).statusCode, 404);
+    assert.equal((await get(t, '/v1/filmpackage/1', headers)).statusCode, 404);
+    assert.match((await get(t, '/v4/film?format=xml', headers)).body, /^<ArrayOfFilm [^>]*><\/ArrayOfFilm>$/);
+  });
+});
+
+describe('what is stored', () => {
+  test('only the SHA-256 digest of a token is stored; last use is written in the background', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    const [row] = await t.db.query<Json>('SELECT * FROM access_token');
+    assert.equal(row?.['digest'], createHash('sha256').update(token).digest('hex'));
+    assert.equal(row?.['last_used_at'], null);
+    const everything = JSON.stringify(await t.db.query('SELECT * FROM access_token'));
+    assert.ok(!everything.includes(token) && !everything.includes(token.slice(3)), 'the token is nowhere in the table');
+
+    const before = new Date().toISOString();
+    assert.equal((await get(t, '/v4/film', { veeziaccesstoken: token })).statusCode, 200);
+    const [notYet] = await t.db.query<Json>('SELECT last_used_at FROM access_token');
+    assert.equal(notYet?.['last_used_at'], null, 'the request itself wrote nothing');
+    await t.tokens.flushUses();
+    const listed = await runCli(['token', 'list', '--json', '--database', t.database]);
+    assert.equal(listed.status, 0, listed.stderr);
+    const [info] = JSON.parse(listed.stdout) as Json[];
+    assert.ok(String(info?.['lastUsedAt']) >= before, `last use ${String(info?.['lastUsedAt'])} is after ${before}`);
+  });
+
+  test('recording last use in the background never waits for an import holding the write lock', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    assert.equal((await get(t, '/v4/film', { veeziaccesstoken: token })).statusCode, 200);
+
+    // Another connection, as `marquee import` would be, holds a write transaction open.
+    const importer = await openDatabase(parseDatabaseSpec(t.database));
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = (): void => {};
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const importing = importer.transaction(async (tx) => {
+      await tx.execute('UPDATE catalogue SET changed_at = changed_at');
+      locked();
+      await released;
+    });
+    await holding;
+    const started = Date.now();
+    await t.tokens.flushUses({ failIfBusy: true }).catch(() => {});
+    const waited = Date.now() - started;
+    release();
+    await importing;
+    await importer.close();
+    assert.ok(waited < 2500, `a background write waited ${waited} ms for the import's lock`);
+
+    await t.tokens.flushUses({ failIfBusy: true });
+    const [row] = await t.db.query<Json>('SELECT last_used_at FROM access_token');
+    assert.match(String(row?.['last_used_at']), /^\d{4}-/, 'a use that could not be written is written on the next try');
+  });
+});
