@@ -5,6 +5,8 @@ import type { SqlClient, SqlValue, TransactionOptions } from './sql-client.js';
 
 /** SQLite through better-sqlite3: WAL, so readers never wait for an import to commit. */
 export class SqliteClient implements SqlClient {
+  /** SQLite's default collation, BINARY, compares bytes, and UTF-8 bytes order as code points do. */
+  readonly exactTextType = 'TEXT';
   private readonly statements = new Map<string, Database.Statement>();
   private inTransaction = false;
 
