@@ -21,6 +21,7 @@ export interface Setting<T> {
   /** Shown in help after the flag: `--port N`. */
   readonly valueName: string;
   readonly description: string;
+  /** What is parsed when neither flag nor variable is given; empty for a setting that is off unless given. */
   readonly defaultText: string;
   readonly parse: (text: string) => T;
 }
@@ -38,6 +39,15 @@ function nonEmpty(text: string): string {
   return text;
 }
 
+function databaseSpec(text: string): DatabaseSpec {
+  try {
+    return parseDatabaseSpec(text);
+  } catch (error) {
+    if (error instanceof DatabaseSpecError) throw new Error(error.message);
+    throw error;
+  }
+}
+
 export const SETTINGS = {
   database: {
     flag: 'database',
@@ -45,14 +55,15 @@ export const SETTINGS = {
     valueName: 'D',
     description: 'SQLite file path (or sqlite:PATH), or a postgres:// URL',
     defaultText: DEFAULT_DATABASE,
-    parse: (text: string): DatabaseSpec => {
-      try {
-        return parseDatabaseSpec(text);
-      } catch (error) {
-        if (error instanceof DatabaseSpecError) throw new Error(error.message);
-        throw error;
-      }
-    },
+    parse: databaseSpec,
+  },
+  readDatabase: {
+    flag: 'read-database',
+    env: 'MARQUEE_READ_DATABASE',
+    valueName: 'D',
+    description: 'database to read catalogues from, such as a replica; --database still migrates and notifies',
+    defaultText: '',
+    parse: (text: string): DatabaseSpec | undefined => (text === '' ? undefined : databaseSpec(text)),
   },
   customer: {
     flag: 'customer',
@@ -154,7 +165,8 @@ export function describeSettings(names: readonly SettingName[]): string {
     .map((name) => {
       const setting: Setting<unknown> = SETTINGS[name];
       const env = setting.env ? ` (env ${setting.env})` : '';
-      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}; default ${setting.defaultText}`;
+      const fallback = setting.defaultText === '' ? '' : `; default ${setting.defaultText}`;
+      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}${fallback}`;
     })
     .join('\n');
 }

@@ -13,7 +13,7 @@ import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { LiveCatalogue } from './live-catalogue.js';
 
-export type ServeSettings = Settings<'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'logLevel'>;
+export type ServeSettings = Settings<'database' | 'readDatabase' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'logLevel'>;
 
 export interface ServeOptions {
   readonly settings: ServeSettings;
@@ -35,19 +35,37 @@ async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly 
 
 export async function startServer({ settings, seedFiles }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
-  const live = new LiveCatalogue(db, new XmlWriter(settings.xmlNamespace), (customer, snapshot) =>
+  let reads = db;
+  if (settings.readDatabase !== undefined) {
+    reads = await openDatabase(settings.readDatabase, { readOnly: true }).catch(async (error: unknown) => {
+      await db.close();
+      throw error;
+    });
+  }
+  const closeDatabases = async (): Promise<void> => {
+    if (reads !== db) await reads.close();
+    await db.close();
+  };
+  const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), (customer, snapshot) =>
     app.log.info({ customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length }, 'catalogue loaded'),
   );
   const app = buildApp({ catalogues: live, cacheControl: settings.cacheControl, logger: { level: settings.logLevel } });
   try {
     await seedIfEmpty(db, app, seedFiles);
     await live.refresh();
-    live.watch(settings.pollInterval, (error) => app.log.error({ err: error }, 'catalogue reload failed'));
+    live.watch({
+      intervalMs: settings.pollInterval,
+      notifications: db,
+      onHealthChange: (health, error) => {
+        if (health.databaseAnswering) app.log.info('the database answers again');
+        else app.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
+      },
+    });
     await app.listen({ port: settings.port, host: settings.host });
   } catch (error) {
-    live.stop();
+    await live.stop();
     await app.close();
-    await db.close();
+    await closeDatabases();
     throw error;
   }
   const address = app.server.address();
@@ -56,9 +74,9 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     app,
     url,
     async close() {
-      live.stop();
+      await live.stop();
       await app.close();
-      await db.close();
+      await closeDatabases();
     },
   };
 }
