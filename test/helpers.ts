@@ -1,5 +1,6 @@
 /** What the integration tests share: databases, the app, the command line, an XML reader. */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +8,13 @@ import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import { buildApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
-import { openDatabase } from '../src/store/database.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,9 +40,36 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** A database string for a fresh, empty database. */
+/**
+ * The database the integration tests run on, chosen by MARQUEE_TEST_DATABASE (`npm test` runs
+ * them once for each): `sqlite` (the default) or `postgres`, on MARQUEE_TEST_POSTGRES_URL.
+ */
+export const TEST_DATABASE = process.env['MARQUEE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_POSTGRES_URL = process.env['MARQUEE_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one administrative statement on the test PostgreSQL server, on a connection of its own. */
+export async function administerPostgres(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+let databasesCreated = 0;
+
+/** A database string for a fresh, empty database of the kind under test, dropped when the test file ends. */
 export async function freshDatabase(): Promise<string> {
-  return join(await tempDir(), 'marquee.db');
+  if (TEST_DATABASE === 'sqlite') return join(await tempDir(), 'marquee.db');
+  const name = `marquee_test_${process.pid}_${++databasesCreated}_${randomBytes(3).toString('hex')}`;
+  await administerPostgres(`CREATE DATABASE ${name}`);
+  // FORCE ends what is still connected, such as a server a failed test left running.
+  atEnd(() => administerPostgres(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.href;
 }
 
 export interface TestApp {
@@ -53,7 +82,7 @@ export interface TestApp {
 /** The app over a fresh database holding `files` (the demo catalogue by default). */
 export async function startTestApp(files: readonly string[] = [join(DEMO, 'films.json'), join(DEMO, 'filmpackages.json')]): Promise<TestApp> {
   const database = await freshDatabase();
-  const db = await openDatabase({ kind: 'sqlite', path: database });
+  const db = await openDatabase(parseDatabaseSpec(database));
   if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
   const live = new LiveCatalogue(db, new XmlWriter());
   await live.refresh();
