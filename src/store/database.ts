@@ -3,8 +3,6 @@
  * PostgreSQL URL. This is the one place that tells the databases apart.
  */
 import { checkSchemaVersion, migrate } from './migrations.js';
-import { PostgresClient } from './postgres-client.js';
-import { SqliteClient } from './sqlite-client.js';
 import type { SqlClient } from './sql-client.js';
 
 export const DEFAULT_DATABASE = './data/marquee.db';
@@ -15,11 +13,11 @@ export type DatabaseSpec = { readonly kind: 'sqlite'; readonly path: string } | 
 
 export function parseDatabaseSpec(text: string): DatabaseSpec {
   if (/^postgres(ql)?:\/\//i.test(text)) {
-    if (!URL.canParse(text)) throw new DatabaseSpecError('is not a valid postgres:// URL');
+    if (!URL.canParse(text)) throw new DatabaseSpecError('must be a valid postgres:// URL');
     return { kind: 'postgres', url: text };
   }
   const path = text.replace(/^sqlite:/i, '');
-  if (path === '') throw new DatabaseSpecError('the database path is empty');
+  if (path === '') throw new DatabaseSpecError('must name a SQLite file or a postgres:// URL');
   return { kind: 'sqlite', path };
 }
 
@@ -33,7 +31,11 @@ export interface OpenOptions {
 
 /** Opens the database and brings its schema up to date. */
 export async function openDatabase(spec: DatabaseSpec, options: OpenOptions = {}): Promise<SqlClient> {
-  const db = spec.kind === 'postgres' ? PostgresClient.open(spec.url) : SqliteClient.open(spec.path);
+  // Each driver is loaded only when used: a command starts faster without the other one.
+  const db =
+    spec.kind === 'postgres'
+      ? (await import('./postgres-client.js')).PostgresClient.open(spec.url)
+      : (await import('./sqlite-client.js')).SqliteClient.open(spec.path);
   try {
     await (options.readOnly ? checkSchemaVersion(db) : migrate(db));
   } catch (error) {
