@@ -1,9 +1,11 @@
 /** What the integration tests share: databases, the app, the command line, an XML reader. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, type Element } from '@xmldom/xmldom';
@@ -108,6 +110,48 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+export interface Server {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Every log line so far, parsed. */
+  readonly logs: Record<string, unknown>[];
+}
+
+/**
+ * Starts `marquee serve` on a free port and waits for it to say where it listens. A server
+ * still running when the test file ends is stopped then, before its database is dropped.
+ */
+export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const child = spawn(process.execPath, [MARQUEE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  atEnd(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  });
+  const logs: Record<string, unknown>[] = [];
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+    lines.on('line', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry['msg']));
+      if (match?.[1]) resolve(match[1]);
+    });
+  });
+  return { child, url, logs };
+}
+
+/** Waits until `condition` holds, checking every 50 ms; returns how long that took. */
+export async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return Date.now() - started;
 }
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
