@@ -62,11 +62,17 @@ export async function administerPostgres(sql: string): Promise<void> {
 
 let databasesCreated = 0;
 
+export interface FreshDatabaseOptions {
+  /** On PostgreSQL, the ICU locale of the database's default collation. */
+  readonly postgresIcuLocale?: string;
+}
+
 /** A database string for a fresh, empty database of the kind under test, dropped when the test file ends. */
-export async function freshDatabase(): Promise<string> {
+export async function freshDatabase(options: FreshDatabaseOptions = {}): Promise<string> {
   if (TEST_DATABASE === 'sqlite') return join(await tempDir(), 'marquee.db');
   const name = `marquee_test_${process.pid}_${++databasesCreated}_${randomBytes(3).toString('hex')}`;
-  await administerPostgres(`CREATE DATABASE ${name}`);
+  const locale = options.postgresIcuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.postgresIcuLocale}'`;
+  await administerPostgres(`CREATE DATABASE ${name}${locale}`);
   // FORCE ends what is still connected, such as a server a failed test left running.
   atEnd(() => administerPostgres(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   const url = new URL(TEST_POSTGRES_URL);
