@@ -28,8 +28,9 @@ export interface SqlClient {
    */
   transaction<T>(work: (tx: SqlClient) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
-   * Signals `channel` to every listener of the database, when the current transaction commits.
-   * Absent where the database cannot notify: its readers find changes by polling.
+   * Signals `channel` to every listener of the database: when the transaction commits, called
+   * on a transaction's handle; at once otherwise. Absent where the database cannot notify: its
+   * readers find changes by polling.
    */
   notify?(channel: string, payload: string): Promise<void>;
   /**
