@@ -65,6 +65,7 @@ class PostgresTransaction implements SqlClient {
   readonly exactTextType = EXACT_TEXT_TYPE;
   private readonly statements: PostgresStatements;
   private last: Promise<unknown> = Promise.resolve();
+  private ended = false;
 
   constructor(connection: pg.PoolClient) {
     this.statements = new PostgresStatements(connection);
@@ -72,9 +73,19 @@ class PostgresTransaction implements SqlClient {
 
   /** A connection runs one statement at a time, and work may start several at once (Promise.all). */
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    if (this.ended) return Promise.reject(new Error('the transaction has ended'));
     const result = this.last.then(() => this.statements.query<Row>(sql, params));
     this.last = result.catch(() => {});
     return result;
+  }
+
+  /**
+   * Waits for the statements already started, and refuses any more: when one of several
+   * statements fails, the others must not run after the ROLLBACK, outside the transaction.
+   */
+  async end(): Promise<void> {
+    this.ended = true;
+    await this.last;
   }
 
   async execute(sql: string, params?: readonly SqlValue[]): Promise<void> {
@@ -141,7 +152,8 @@ export class PostgresClient implements SqlClient {
     try {
       await connection.query(options.readOnly ? BEGIN_READ_ONLY : 'BEGIN');
       if (!options.readOnly) await connection.query(WRITER_LOCK);
-      const result = await work(new PostgresTransaction(connection));
+      const tx = new PostgresTransaction(connection);
+      const result = await work(tx).finally(() => tx.end());
       await connection.query('COMMIT');
       return result;
     } catch (error) {
