@@ -45,6 +45,10 @@ function run(database) {
 }
 
 const databases = process.env.MARQUEE_TEST_DATABASE ? [process.env.MARQUEE_TEST_DATABASE] : ['sqlite', 'postgres'];
+if (!databases.every((database) => database === 'sqlite' || database === 'postgres')) {
+  console.error(`run-tests: MARQUEE_TEST_DATABASE must be sqlite or postgres, got '${process.env.MARQUEE_TEST_DATABASE}'`);
+  process.exit(2);
+}
 const failed = [];
 for (const database of databases) {
   if (database === 'postgres') {
