@@ -22,6 +22,7 @@ export interface Setting<T> {
   /** Shown in help after the flag: `--port N`. */
   readonly valueName: string;
   readonly description: string;
+  /** What is parsed when neither flag nor variable is given; empty for a setting that is off unless given. */
   readonly defaultText: string;
   /** Parses one value; a flag that may be repeated parses each of its values. */
   readonly parse: (text: string) => T;
@@ -53,6 +54,15 @@ function nonEmpty(text: string): string {
   return text;
 }
 
+function databaseSpec(text: string): DatabaseSpec {
+  try {
+    return parseDatabaseSpec(text);
+  } catch (error) {
+    if (error instanceof DatabaseSpecError) throw new Error(error.message);
+    throw error;
+  }
+}
+
 export const SETTINGS = {
   database: {
     flag: 'database',
@@ -60,14 +70,15 @@ export const SETTINGS = {
     valueName: 'D',
     description: 'SQLite file path (or sqlite:PATH), or a postgres:// URL',
     defaultText: DEFAULT_DATABASE,
-    parse: (text: string): DatabaseSpec => {
-      try {
-        return parseDatabaseSpec(text);
-      } catch (error) {
-        if (error instanceof DatabaseSpecError) throw new Error(error.message);
-        throw error;
-      }
-    },
+    parse: databaseSpec,
+  },
+  readDatabase: {
+    flag: 'read-database',
+    env: 'MARQUEE_READ_DATABASE',
+    valueName: 'D',
+    description: 'database to read catalogues from, such as a replica; --database still migrates and notifies',
+    defaultText: '',
+    parse: (text: string): DatabaseSpec | undefined => (text === '' ? undefined : databaseSpec(text)),
   },
   customer: {
     flag: 'customer',
@@ -207,8 +218,8 @@ export function describeSettings(names: readonly SettingName[], required: readon
     .map((name) => {
       const setting: Setting<unknown> = SETTINGS[name];
       const env = setting.env ? ` (env ${setting.env})` : '';
-      const fallback = required.includes(name) ? 'required' : `default ${setting.defaultText === '' ? 'none' : setting.defaultText}`;
-      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}; ${fallback}`;
+      const fallback = required.includes(name) ? '; required' : setting.defaultText === '' ? '' : `; default ${setting.defaultText}`;
+      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}${fallback}`;
     })
     .join('\n');
 }

@@ -233,6 +233,8 @@ describe('usage errors', () => {
       [['serve', '--port'], {}, /^marquee: serve: --port needs a value$/],
       [['serve'], { PORT: '70000' }, /^marquee: PORT must be an integer from 0 to 65535, got '70000'$/],
       [['serve'], { MARQUEE_LOG_LEVEL: 'loud' }, /^marquee: MARQUEE_LOG_LEVEL must be one of/],
+      [['serve', '--database', 'postgres://db host/marquee'], {}, /^marquee: --database must be a valid postgres:\/\/ URL, got 'postgres:\/\/db host\/marquee'$/],
+      [['serve'], { MARQUEE_READ_DATABASE: 'sqlite:' }, /^marquee: MARQUEE_READ_DATABASE must name a SQLite file or a postgres:\/\/ URL, got 'sqlite:'$/],
       [['import', '--customer', 'Big Cinema', 'x.json'], {}, /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Big Cinema'$/],
       [['export', '--out', 'x', '--format', 'csv'], {}, /^marquee: export: --format must be json or xml, got 'csv'$/],
       [['export'], {}, /^marquee: export: --out DIR is required$/],
@@ -249,6 +251,6 @@ describe('usage errors', () => {
   test('--help describes each command and its settings', async () => {
     const result = await runCli(['serve', '--help']);
     assert.equal(result.status, 0);
-    for (const flag of ['--database', '--port', '--host', '--xml-namespace', '--cache-control', 'MARQUEE_DATABASE', 'PORT']) assert.match(result.stdout, new RegExp(flag));
+    for (const flag of ['--database', '--read-database', '--port', '--host', '--xml-namespace', '--cache-control', 'MARQUEE_DATABASE', 'MARQUEE_READ_DATABASE', 'PORT']) assert.match(result.stdout, new RegExp(flag));
   });
 });

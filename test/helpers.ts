@@ -1,5 +1,7 @@
 /** What the integration tests share: databases, the app, the command line, an XML reader. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, type Element } from '@xmldom/xmldom';
+import pg from 'pg';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import type { RatePolicy } from '../src/access/rate-limiter.js';
@@ -14,7 +17,7 @@ import { buildApp, type MarqueeApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
-import { openDatabase } from '../src/store/database.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,9 +43,42 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** A database string for a fresh, empty database. */
-export async function freshDatabase(): Promise<string> {
-  return join(await tempDir(), 'marquee.db');
+/**
+ * The database the integration tests run on, chosen by MARQUEE_TEST_DATABASE (`npm test` runs
+ * them once for each): `sqlite` (the default) or `postgres`, on MARQUEE_TEST_POSTGRES_URL.
+ */
+export const TEST_DATABASE = process.env['MARQUEE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_POSTGRES_URL = process.env['MARQUEE_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Runs one administrative statement on the test PostgreSQL server, on a connection of its own. */
+export async function administerPostgres(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+let databasesCreated = 0;
+
+export interface FreshDatabaseOptions {
+  /** On PostgreSQL, the ICU locale of the database's default collation. */
+  readonly postgresIcuLocale?: string;
+}
+
+/** A database string for a fresh, empty database of the kind under test, dropped when the test file ends. */
+export async function freshDatabase(options: FreshDatabaseOptions = {}): Promise<string> {
+  if (TEST_DATABASE === 'sqlite') return join(await tempDir(), 'marquee.db');
+  const name = `marquee_test_${process.pid}_${++databasesCreated}_${randomBytes(3).toString('hex')}`;
+  const locale = options.postgresIcuLocale === undefined ? '' : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.postgresIcuLocale}'`;
+  await administerPostgres(`CREATE DATABASE ${name}${locale}`);
+  // FORCE ends what is still connected, such as a server a failed test left running.
+  atEnd(() => administerPostgres(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.href;
 }
 
 export interface TestApp {
@@ -64,7 +100,7 @@ export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
-  const db = await openDatabase({ kind: 'sqlite', path: database });
+  const db = await openDatabase(parseDatabaseSpec(database));
   if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
   const live = new LiveCatalogue(db, new XmlWriter());
   await live.refresh();
@@ -98,15 +134,20 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Pr
 export interface ServerProcess {
   readonly child: ChildProcess;
   readonly url: string;
-  /** The server's JSON log lines, as they come. */
+  /** Every log line so far, parsed. */
   readonly logs: Record<string, unknown>[];
 }
 
-/** Starts `marquee serve` on a free port and waits for it to say where it listens; killed at the end if still running. */
+/**
+ * Starts `marquee serve` on a free port and waits for it to say where it listens. A server
+ * still running when the test file ends is stopped then, before its database is dropped.
+ */
 export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [MARQUEE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   atEnd(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
   });
   const logs: Record<string, unknown>[] = [];
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });

@@ -7,7 +7,7 @@ export const SERVE_COMMAND: CommandSpec = {
   name: 'serve',
   usage: 'serve [options]',
   summary: 'Serves the catalogue API: GET /v4/film, /v4/film/{id}, /v1/filmpackage, /v1/filmpackage/{id}.',
-  settings: ['database', 'port', 'host', 'xmlNamespace', 'cacheControl', 'pollInterval', 'rateLimit', 'rateBurst', 'corsOrigins', 'logLevel'],
+  settings: ['database', 'readDatabase', 'port', 'host', 'xmlNamespace', 'cacheControl', 'pollInterval', 'rateLimit', 'rateBurst', 'corsOrigins', 'logLevel'],
   flags: { seed: { type: 'string', description: 'FILE or DIR imported when the default catalogue has never been loaded' } },
 };
 

@@ -1,14 +1,15 @@
 /**
  * The catalogues a server answers from. Each customer's snapshot is loaded in one read
  * transaction, published, and swapped in whole when the stored version moves, so every answer
- * comes wholly from one committed catalogue.
+ * comes wholly from one committed catalogue. While the database is away, the last snapshots
+ * go on being served, and looks at the database go on until it answers again.
  */
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueDirectory } from '../http/catalogue-handler.js';
-import { loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
-import type { SqlClient } from '../store/sql-client.js';
+import { followCatalogueChanges, loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
+import type { SqlClient, Subscription } from '../store/sql-client.js';
 
 /** What readiness checks need to know about the catalogues a server answers from. */
 export interface CatalogueHealth {
@@ -20,8 +21,20 @@ export interface CatalogueHealth {
 
 export interface LiveCatalogueEvents {
   readonly onReload?: (customer: string, snapshot: CatalogueSnapshot, durationMs: number) => void;
-  /** A reload or a background step failed; the catalogue in service stays as it was. */
+  /** A background step failed (compressing lists); the catalogue in service stays as it was. */
   readonly onError?: (error: unknown) => void;
+}
+
+export interface WatchOptions {
+  /** How often the stored versions are read, whether or not a notification came. */
+  readonly intervalMs: number;
+  /**
+   * The database whose commit notifications prompt a look at once: the primary, also when
+   * catalogues are read from a replica.
+   */
+  readonly notifications: SqlClient;
+  /** Called when the database stops answering (once, with the error) and when it answers again. */
+  readonly onHealthChange: (health: CatalogueHealth, error?: unknown) => void;
 }
 
 export class LiveCatalogue implements CatalogueDirectory {
@@ -29,7 +42,10 @@ export class LiveCatalogue implements CatalogueDirectory {
   private state: CatalogueHealth = { loaded: false, databaseAnswering: false };
   private empty: PublishedCatalogue | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private refreshing: Promise<void> | undefined;
+  private subscription: Subscription | undefined;
+  private onHealthChange: WatchOptions['onHealthChange'] = () => {};
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
 
   constructor(
     private readonly db: SqlClient,
@@ -41,36 +57,60 @@ export class LiveCatalogue implements CatalogueDirectory {
     return this.state;
   }
 
-  /** The customer's catalogue; one never imported is empty (after the first refresh). */
   published(customer: string): PublishedCatalogue {
     const published = this.catalogues.get(customer) ?? this.empty;
     if (published === undefined) throw new Error('the catalogue has not been loaded yet');
     return published;
   }
 
-  /** Loads every customer whose stored version differs from the one served. */
+  /**
+   * Loads every customer whose stored version differs from the one served. Resolves after a
+   * look at the database that began after the call: a call during a look queues one more
+   * (only one), since the look under way may have read the versions before the change.
+   */
   refresh(): Promise<void> {
-    // One refresh at a time; a call during one shares it.
-    this.refreshing ??= this.reloadChanged().then(
-      () => {
-        this.state = { loaded: true, databaseAnswering: true };
-      },
-      (error: unknown) => {
-        this.state = { ...this.state, databaseAnswering: false };
-        throw error;
-      },
-    ).finally(() => (this.refreshing = undefined));
-    return this.refreshing;
+    if (this.running === undefined) {
+      this.running = this.look().finally(() => (this.running = undefined));
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => {})
+      .then(() => {
+        this.queued = undefined;
+        return this.refresh();
+      });
+    return this.queued;
   }
 
-  /** Checks the stored versions every `intervalMs` and reloads what changed. */
-  watch(intervalMs: number): void {
-    this.timer = setInterval(() => this.refresh().catch((error: unknown) => this.events.onError?.(error)), intervalMs);
+  /** Follows the database: a look every `intervalMs`, and one at once on each notification. */
+  watch(options: WatchOptions): void {
+    this.onHealthChange = options.onHealthChange;
+    // Failures are reported through onHealthChange, once per outage rather than once per look.
+    const look = (): void => void this.refresh().catch(() => {});
+    this.timer = setInterval(look, options.intervalMs);
     this.timer.unref();
+    this.subscription = followCatalogueChanges(options.notifications, look);
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.subscription?.close();
+  }
+
+  private async look(): Promise<void> {
+    try {
+      await this.reloadChanged();
+    } catch (error) {
+      this.setHealth({ ...this.state, databaseAnswering: false }, error);
+      throw error;
+    }
+    this.setHealth({ loaded: true, databaseAnswering: true });
+  }
+
+  private setHealth(health: CatalogueHealth, error?: unknown): void {
+    const changed = health.databaseAnswering !== this.state.databaseAnswering;
+    this.state = health;
+    if (changed) this.onHealthChange(health, error);
   }
 
   private async reloadChanged(): Promise<void> {

@@ -14,7 +14,7 @@ import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
 
 export type ServeSettings = Settings<
-  'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'rateLimit' | 'rateBurst' | 'corsOrigins' | 'logLevel'
+  'database' | 'readDatabase' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'rateLimit' | 'rateBurst' | 'corsOrigins' | 'logLevel'
 >;
 
 export interface ServeOptions {
@@ -37,15 +37,27 @@ async function seedIfEmpty(db: SqlClient, app: MarqueeApp, files: readonly strin
 
 export async function startServer({ settings, seedFiles }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
-  const live = new LiveCatalogue(db, new XmlWriter(settings.xmlNamespace), {
+  let reads = db;
+  if (settings.readDatabase !== undefined) {
+    reads = await openDatabase(settings.readDatabase, { readOnly: true }).catch(async (error: unknown) => {
+      await db.close();
+      throw error;
+    });
+  }
+  const closeDatabases = async (): Promise<void> => {
+    if (reads !== db) await reads.close();
+    await db.close();
+  };
+  const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
     onReload: (customer, snapshot, durationMs) =>
       app.fastify.log.info(
         { customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length, durationMs: Math.round(durationMs) },
         'catalogue loaded',
       ),
-    onError: (error) => app.fastify.log.error({ err: error }, 'catalogue reload failed'),
+    onError: (error) => app.fastify.log.error({ err: error }, 'compressing the catalogue lists failed; they are sent uncompressed'),
   });
-  // Logged at start and whenever tokens are issued or revoked, so the log says when a service opens or closes.
+  // Tokens live on the primary, where their last use is written. Logged at start and whenever
+  // tokens are issued or revoked, so the log says when a service opens or closes.
   const tokens = new LiveTokens(db, (set) => {
     if (set.open) app.fastify.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
     else app.fastify.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
@@ -63,27 +75,34 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     await seedIfEmpty(db, app, seedFiles);
     await live.refresh();
     await tokens.refresh();
-    live.watch(settings.pollInterval);
+    live.watch({
+      intervalMs: settings.pollInterval,
+      notifications: db,
+      onHealthChange: (health, error) => {
+        if (health.databaseAnswering) app.fastify.log.info('the database answers again');
+        else app.fastify.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
+      },
+    });
     tokens.watch(settings.pollInterval, (error, action) => app.fastify.log.warn({ err: error }, `${action} failed`));
     url = await app.listen(settings.port, settings.host);
   } catch (error) {
-    live.stop();
+    await live.stop();
     await tokens.stop();
     await app.close();
-    await db.close();
+    await closeDatabases();
     throw error;
   }
   return {
     app,
     url,
     async close() {
-      live.stop();
+      await live.stop();
       await app.close();
       try {
         // After the last request, so that its use is written too.
         await tokens.stop();
       } finally {
-        await db.close();
+        await closeDatabases();
       }
     },
   };

@@ -3,7 +3,7 @@
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
-import type { SqlClient, SqlValue } from './sql-client.js';
+import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
 interface FilmRow {
   id: string;
@@ -247,7 +247,13 @@ export async function savePackages(tx: SqlClient, customer: string, packages: re
   );
 }
 
-/** Marks the customer's catalogue as changed; servers reload when they see a new version. */
+/** The notification channel of committed catalogue changes; its payload is the customer. */
+const CATALOGUE_CHANNEL = 'marquee_catalogue';
+
+/**
+ * Marks the customer's catalogue as changed; servers reload when they see a new version, at
+ * once where the database notifies them of the commit.
+ */
 export async function bumpCatalogueVersion(tx: SqlClient, customer: string): Promise<number> {
   const [row] = await tx.query<{ version: number }>(
     `INSERT INTO catalogue (customer, version, changed_at) VALUES (?, 1, ?)
@@ -255,7 +261,16 @@ export async function bumpCatalogueVersion(tx: SqlClient, customer: string): Pro
      RETURNING version`,
     [customer, new Date().toISOString()],
   );
+  await tx.notify?.(CATALOGUE_CHANNEL, customer);
   return row?.version ?? 1;
+}
+
+/**
+ * Calls `onChange` soon after any catalogue change commits, where the database can notify;
+ * undefined where it cannot, and only polling the versions finds changes.
+ */
+export function followCatalogueChanges(db: SqlClient, onChange: () => void): Subscription | undefined {
+  return db.listen?.(CATALOGUE_CHANNEL, onChange);
 }
 
 /** The version of every customer's catalogue that has ever been imported. */

@@ -2,8 +2,7 @@
  * Opens the database a `--database` value names: a SQLite file (a path or `sqlite:PATH`) or a
  * PostgreSQL URL. This is the one place that tells the databases apart.
  */
-import { SqliteClient } from './sqlite-client.js';
-import { migrate } from './migrations.js';
+import { checkSchemaVersion, migrate } from './migrations.js';
 import type { SqlClient } from './sql-client.js';
 
 export const DEFAULT_DATABASE = './data/marquee.db';
@@ -13,18 +12,32 @@ export class DatabaseSpecError extends Error {}
 export type DatabaseSpec = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string };
 
 export function parseDatabaseSpec(text: string): DatabaseSpec {
-  if (/^postgres(ql)?:\/\//i.test(text)) return { kind: 'postgres', url: text };
+  if (/^postgres(ql)?:\/\//i.test(text)) {
+    if (!URL.canParse(text)) throw new DatabaseSpecError('must be a valid postgres:// URL');
+    return { kind: 'postgres', url: text };
+  }
   const path = text.replace(/^sqlite:/i, '');
-  if (path === '') throw new DatabaseSpecError('the database path is empty');
+  if (path === '') throw new DatabaseSpecError('must name a SQLite file or a postgres:// URL');
   return { kind: 'sqlite', path };
 }
 
+export interface OpenOptions {
+  /**
+   * The process only reads this database, as from a replica: its schema is checked, never
+   * migrated, since a replica takes no writes and gets its schema from its primary.
+   */
+  readonly readOnly?: boolean;
+}
+
 /** Opens the database and brings its schema up to date. */
-export async function openDatabase(spec: DatabaseSpec): Promise<SqlClient> {
-  if (spec.kind === 'postgres') throw new DatabaseSpecError('PostgreSQL databases are not supported by this version; use a SQLite path');
-  const db = SqliteClient.open(spec.path);
+export async function openDatabase(spec: DatabaseSpec, options: OpenOptions = {}): Promise<SqlClient> {
+  // Each driver is loaded only when used: a command starts faster without the other one.
+  const db =
+    spec.kind === 'postgres'
+      ? (await import('./postgres-client.js')).PostgresClient.open(spec.url)
+      : (await import('./sqlite-client.js')).SqliteClient.open(spec.path);
   try {
-    await migrate(db);
+    await (options.readOnly ? checkSchemaVersion(db) : migrate(db));
   } catch (error) {
     await db.close();
     throw error;

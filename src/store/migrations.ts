@@ -4,16 +4,21 @@
  */
 import type { SqlClient } from './sql-client.js';
 
-const MIGRATIONS: readonly (readonly string[])[] = [
+/**
+ * The steps, given the database's exact text type for identifiers (`${key}`), so that ids are
+ * unique byte for byte whatever the database's collation. On SQLite that type is plain TEXT:
+ * step 1 reads there exactly as it was first released.
+ */
+const migrations = (key: string): readonly (readonly string[])[] => [
   [
     `CREATE TABLE catalogue (
-      customer TEXT PRIMARY KEY,
+      customer ${key} PRIMARY KEY,
       version INTEGER NOT NULL,
       changed_at TEXT NOT NULL
     )`,
     `CREATE TABLE film (
-      customer TEXT NOT NULL,
-      id TEXT NOT NULL,
+      customer ${key} NOT NULL,
+      id ${key} NOT NULL,
       title TEXT NOT NULL,
       short_name TEXT,
       synopsis TEXT,
@@ -39,8 +44,8 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       PRIMARY KEY (customer, id)
     )`,
     `CREATE TABLE film_person (
-      customer TEXT NOT NULL,
-      film_id TEXT NOT NULL,
+      customer ${key} NOT NULL,
+      film_id ${key} NOT NULL,
       position INTEGER NOT NULL,
       id TEXT NOT NULL,
       first_name TEXT,
@@ -50,17 +55,17 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       FOREIGN KEY (customer, film_id) REFERENCES film (customer, id) ON DELETE CASCADE
     )`,
     `CREATE TABLE film_package (
-      customer TEXT NOT NULL,
+      customer ${key} NOT NULL,
       id INTEGER NOT NULL,
       title TEXT NOT NULL,
       status TEXT NOT NULL,
       PRIMARY KEY (customer, id)
     )`,
     `CREATE TABLE film_package_film (
-      customer TEXT NOT NULL,
+      customer ${key} NOT NULL,
       package_id INTEGER NOT NULL,
       film_order INTEGER NOT NULL,
-      film_id TEXT NOT NULL,
+      film_id ${key} NOT NULL,
       title TEXT NOT NULL,
       split_millionths INTEGER NOT NULL,
       trailer_duration INTEGER NOT NULL,
@@ -92,12 +97,17 @@ const MIGRATIONS: readonly (readonly string[])[] = [
   ],
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+export const SCHEMA_VERSION = migrations('TEXT').length;
 
-/** Brings the schema up to date, one transaction per step. */
+export class SchemaVersionError extends Error {}
+
+/**
+ * Brings the schema up to date, one transaction per step. Read-write transactions take turns,
+ * so when several servers start at once on one database each step is applied exactly once.
+ */
 export async function migrate(db: SqlClient): Promise<void> {
-  await db.execute('CREATE TABLE IF NOT EXISTS schema_migration (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
-  for (const [index, steps] of MIGRATIONS.entries()) {
+  await db.transaction((tx) => tx.execute('CREATE TABLE IF NOT EXISTS schema_migration (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)'));
+  for (const [index, steps] of migrations(db.exactTextType).entries()) {
     const version = index + 1;
     await db.transaction(async (tx) => {
       const done = await tx.query('SELECT 1 FROM schema_migration WHERE version = ?', [version]);
@@ -105,5 +115,14 @@ export async function migrate(db: SqlClient): Promise<void> {
       for (const step of steps) await tx.execute(step);
       await tx.execute('INSERT INTO schema_migration (version, applied_at) VALUES (?, ?)', [version, new Date().toISOString()]);
     });
+  }
+}
+
+/** Checks that a database this process only reads, such as a replica, holds the current schema. */
+export async function checkSchemaVersion(db: SqlClient): Promise<void> {
+  const [row] = await db.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migration');
+  const version = row?.version ?? 0;
+  if (version < SCHEMA_VERSION) {
+    throw new SchemaVersionError(`the database holds schema version ${version}, not ${SCHEMA_VERSION}; a database that is only read (a replica) gets its schema from its primary`);
   }
 }

@@ -7,19 +7,50 @@ export type SqlValue = string | number | null;
 export interface TransactionOptions {
   readonly readOnly?: boolean;
   /**
-   * Fail at once, instead of waiting, when another writer holds the lock: for background writes
-   * that must never stall a server. An adapter whose waits do not block the process may ignore it.
+   * Fail at once with DatabaseBusyError, instead of waiting, when another writer holds the lock:
+   * for background writes that must never stall a server.
    */
   readonly failIfBusy?: boolean;
 }
 
+/** A standing interest in a notification channel; `close` ends it. */
+export interface Subscription {
+  close(): Promise<void>;
+}
+
 export interface SqlClient {
+  /**
+   * The column type of identifiers: text that is equal, unique and ordered byte for byte, so
+   * by code point, whatever collation the database was created with.
+   */
+  readonly exactTextType: string;
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
   execute(sql: string, params?: readonly SqlValue[]): Promise<void>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
-   * A read-only transaction sees one consistent state and never blocks a writer.
+   * A read-only transaction sees one consistent state and never blocks a writer. Read-write
+   * transactions take turns on the whole database, so two writers queue instead of interleaving.
    */
   transaction<T>(work: (tx: SqlClient) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Signals `channel` to every listener of the database: when the transaction commits, called
+   * on a transaction's handle; at once otherwise. Absent where the database cannot notify: its
+   * readers find changes by polling.
+   */
+  notify?(channel: string, payload: string): Promise<void>;
+  /**
+   * Calls `onSignal` for every notification on `channel`, from any connection to the database,
+   * until the subscription is closed. The connection is re-established when it drops; since a
+   * notification sent meanwhile is lost, `onSignal` is also called each time listening starts.
+   */
+  listen?(channel: string, onSignal: () => void): Subscription;
   close(): Promise<void>;
+}
+
+/** A `failIfBusy` transaction found another writer holding the database. */
+export class DatabaseBusyError extends Error {
+  constructor(message = 'another writer holds the database') {
+    super(message);
+    this.name = 'DatabaseBusyError';
+  }
 }

@@ -2,12 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import type { SqlClient, SqlValue, TransactionOptions } from './sql-client.js';
+import { DatabaseBusyError, type SqlClient, type SqlValue, type TransactionOptions } from './sql-client.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 
 /** SQLite through better-sqlite3: WAL, so readers never wait for an import to commit. */
 export class SqliteClient implements SqlClient {
+  /** SQLite's default collation, BINARY, compares bytes, and UTF-8 bytes order as code points do. */
+  readonly exactTextType = 'TEXT';
   private readonly statements = new Map<string, Database.Statement>();
   private inTransaction = false;
 
@@ -71,6 +73,8 @@ export class SqliteClient implements SqlClient {
     this.db.pragma('busy_timeout = 0');
     try {
       this.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw (error as { code?: string }).code === 'SQLITE_BUSY' ? new DatabaseBusyError() : error;
     } finally {
       this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }

@@ -1,0 +1,197 @@
+/**
+ * PostgreSQL through a pg connection pool. Queries run on any pooled connection; a transaction
+ * holds one connection from BEGIN to COMMIT; a listener holds a connection of its own.
+ */
+import pg from 'pg';
+import { PostgresListener } from './postgres-listener.js';
+import { toPositionalParameters } from './positional-parameters.js';
+import { DatabaseBusyError, type SqlClient, type SqlValue, type Subscription, type TransactionOptions } from './sql-client.js';
+
+/**
+ * The advisory lock every read-write transaction takes first, so writers queue as they do on
+ * SQLite; its key is "marquee\0" read as a 64-bit integer, unlikely to be another application's.
+ */
+const WRITER_LOCK = 'SELECT pg_advisory_xact_lock(7881706654501528832)';
+const WRITER_TRY_LOCK = 'SELECT pg_try_advisory_xact_lock(7881706654501528832) AS locked';
+
+/**
+ * A whole read sees one snapshot: READ COMMITTED would let a reload mix two imports. A replica
+ * accepts REPEATABLE READ, and READ ONLY never waits for the writer lock.
+ */
+const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+/** "C" compares bytes, and UTF-8 bytes order as code points do. */
+const EXACT_TEXT_TYPE = 'TEXT COLLATE "C"';
+
+/**
+ * The columns are INTEGER, which pg already returns as numbers; a bigint (a count, a sum) comes
+ * back as a number too, and fails loudly rather than lose precision.
+ */
+function parseBigint(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`the integer ${text} is too large to be read exactly`);
+  return value;
+}
+
+const TYPES: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? parseBigint : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/**
+ * A server needs a connection for a poll and one for a reload; an import needs one. Small pools
+ * keep many servers on one database within PostgreSQL's connection limit.
+ */
+const POOL_SIZE = 4;
+
+/** Statements with `?` placeholders, on a pool or on the one connection of a transaction. */
+class PostgresStatements {
+  private readonly positional = new Map<string, string>();
+
+  constructor(private readonly queryable: pg.Pool | pg.PoolClient) {}
+
+  async query<Row>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+    let text = this.positional.get(sql);
+    if (text === undefined) {
+      text = toPositionalParameters(sql);
+      this.positional.set(sql, text);
+    }
+    const result = await this.queryable.query(text, [...params]);
+    return result.rows as Row[];
+  }
+}
+
+/** The handle a transaction's work receives: every statement runs on the transaction's connection. */
+class PostgresTransaction implements SqlClient {
+  readonly exactTextType = EXACT_TEXT_TYPE;
+  private readonly statements: PostgresStatements;
+  private last: Promise<unknown> = Promise.resolve();
+  private ended = false;
+
+  constructor(connection: pg.PoolClient) {
+    this.statements = new PostgresStatements(connection);
+  }
+
+  /** A connection runs one statement at a time, and work may start several at once (Promise.all). */
+  query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    if (this.ended) return Promise.reject(new Error('the transaction has ended'));
+    const result = this.last.then(() => this.statements.query<Row>(sql, params));
+    this.last = result.catch(() => {});
+    return result;
+  }
+
+  /**
+   * Waits for the statements already started, and refuses any more: when one of several
+   * statements fails, the others must not run after the ROLLBACK, outside the transaction.
+   */
+  async end(): Promise<void> {
+    this.ended = true;
+    await this.last;
+  }
+
+  async execute(sql: string, params?: readonly SqlValue[]): Promise<void> {
+    await this.query(sql, params);
+  }
+
+  transaction<T>(): Promise<T> {
+    return Promise.reject(new Error('PostgreSQL transactions do not nest here'));
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    // pg_notify inside a transaction is delivered when it commits, and not at all if it rolls back.
+    await this.query('SELECT pg_notify(?, ?)', [channel, payload]);
+  }
+
+  close(): Promise<void> {
+    return Promise.reject(new Error('a transaction ends when its work does'));
+  }
+}
+
+export class PostgresClient implements SqlClient {
+  readonly exactTextType = EXACT_TEXT_TYPE;
+  private readonly statements: PostgresStatements;
+  private readonly listeners = new Set<Subscription>();
+
+  private constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly pool: pg.Pool,
+  ) {
+    this.statements = new PostgresStatements(pool);
+  }
+
+  static open(url: string): PostgresClient {
+    const config: pg.ClientConfig = {
+      connectionString: url,
+      application_name: 'marquee',
+      types: TYPES,
+      // An unreachable host fails a look at the database instead of hanging it.
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    };
+    const pool = new pg.Pool({ ...config, max: POOL_SIZE });
+    // An idle connection that the database drops is reported here and then discarded by the
+    // pool; the next statement opens a new one or fails, and its caller hears of it.
+    pool.on('error', () => {});
+    return new PostgresClient(config, pool);
+  }
+
+  query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.statements.query<Row>(sql, params);
+  }
+
+  async execute(sql: string, params?: readonly SqlValue[]): Promise<void> {
+    await this.statements.query(sql, params);
+  }
+
+  async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const connection = await this.pool.connect();
+    // While a connection is checked out the pool does not watch it; its errors also reject the
+    // statement in flight, which is where they are handled.
+    const ignore = (): void => {};
+    connection.on('error', ignore);
+    let broken: Error | undefined;
+    try {
+      await connection.query(options.readOnly ? BEGIN_READ_ONLY : 'BEGIN');
+      if (options.failIfBusy) {
+        const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
+        if (rows[0]?.locked !== true) throw new DatabaseBusyError();
+      } else if (!options.readOnly) {
+        await connection.query(WRITER_LOCK);
+      }
+      const tx = new PostgresTransaction(connection);
+      const result = await work(tx).finally(() => tx.end());
+      await connection.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is dropped instead of going back to the pool.
+      await connection.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    } finally {
+      connection.off('error', ignore);
+      connection.release(broken);
+    }
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.statements.query('SELECT pg_notify(?, ?)', [channel, payload]);
+  }
+
+  listen(channel: string, onSignal: () => void): Subscription {
+    const listener = new PostgresListener(this.config, channel, onSignal);
+    this.listeners.add(listener);
+    return {
+      close: async () => {
+        this.listeners.delete(listener);
+        await listener.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.listeners].map((listener) => listener.close()));
+    this.listeners.clear();
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Several servers on one database, as when running at scale: they start together, follow
+ * imports made anywhere, ride out an outage, and read from a replica when told to.
+ */
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { DEMO, TEST_DATABASE, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+let demoFilms: Json[];
+let work: string;
+
+before(async () => {
+  demoFilms = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Json[];
+  work = await tempDir();
+});
+
+async function filmTitle(server: ServerProcess, id: string): Promise<unknown> {
+  const response = await fetch(`${server.url}/v4/film/${encodeURIComponent(id)}`);
+  return response.ok ? ((await response.json()) as Json)['Title'] : response.status;
+}
+
+/** Imports the first demo film under a new title, through the command line. */
+async function retitle(database: string, title: string): Promise<void> {
+  const file = join(work, `${title.replace(/\W+/g, '-')}.json`);
+  await writeFile(file, JSON.stringify({ ...demoFilms[0], Title: title }));
+  const result = await runCli(['import', '--database', database, file]);
+  assert.equal(result.status, 0, result.stderr);
+}
+
+async function stop(...servers: ServerProcess[]): Promise<void> {
+  await Promise.all(
+    servers.map(async (server) => {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    }),
+  );
+}
+
+test('two servers on one database both show an import made through the command line within a second', async (t) => {
+  const database = await freshDatabase();
+  // On PostgreSQL only a notification can bring the change in time: the servers poll once an hour.
+  const pollInterval = TEST_DATABASE === 'postgres' ? '3600000' : '250';
+  // Both servers and the importer start on the empty database at once, and each migrates it.
+  const [first, second, seeded] = await Promise.all([
+    serve(['--database', database, '--poll-interval', pollInterval]),
+    serve(['--database', database, '--poll-interval', pollInterval]),
+    runCli(['import', '--database', database, DEMO]),
+  ]);
+  assert.equal(seeded.status, 0, seeded.stderr);
+  const id = demoFilms[0]?.['Id'] as string;
+  await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === demoFilms[0]?.['Title'], 2500)));
+
+  await retitle(database, 'Nosferatu (restored)');
+  const latencies = await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (restored)', 2500)));
+  t.diagnostic(`both servers answered the import ${Math.max(...latencies)} ms after the command returned`);
+  await stop(first, second);
+});
+
+test('a server answers from its last catalogue while its database is away, and catches up when it returns', { skip: TEST_DATABASE !== 'postgres' && 'cutting a database off is done on PostgreSQL' }, async () => {
+  const database = await freshDatabase();
+  const name = new URL(database).pathname.slice(1);
+  assert.equal((await runCli(['import', '--database', database, DEMO])).status, 0);
+  // One server notices the outage by polling; the other polls once an hour, so it catches up
+  // only by listening again on a new connection.
+  const polling = await serve(['--database', database]);
+  const listening = await serve(['--database', database, '--poll-interval', '3600000']);
+  const before = await (await fetch(`${polling.url}/v4/film`)).text();
+
+  await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await administerPostgres(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+  await waitFor(async () => polling.logs.some((entry) => /the database does not answer/.test(String(entry['msg']))), 3000);
+  // Readiness: /readyz answers 503 here.
+  for (const server of [polling, listening]) {
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${server.url}/v4/film`);
+      assert.equal(response.status, 200);
+      assert.equal(await response.text(), before);
+    }
+  }
+
+  await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+  await waitFor(async () => polling.logs.some((entry) => entry['msg'] === 'the database answers again'), 3000);
+  // Readiness: /readyz answers 200 again here.
+  await retitle(database, 'Nosferatu (after the outage)');
+  const id = demoFilms[0]?.['Id'] as string;
+  await Promise.all([polling, listening].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (after the outage)', 3000)));
+  await stop(polling, listening);
+});
+
+test('--read-database serves the catalogue of the read database, while --database takes the writes', async () => {
+  const primary = await freshDatabase();
+  const replica = await freshDatabase();
+  const one = join(work, 'one.json');
+  await writeFile(one, JSON.stringify(demoFilms[1]));
+  assert.equal((await runCli(['import', '--database', replica, one])).status, 0);
+
+  // The seed is written to the primary, whose catalogue this server never answers from.
+  const server = await serve(['--database', primary, '--read-database', replica, '--seed', DEMO]);
+  const listed = (await (await fetch(`${server.url}/v4/film`)).json()) as Json[];
+  assert.deepEqual(listed.map((film) => film['Id']), [demoFilms[1]?.['Id']]);
+  const out = join(work, 'primary');
+  assert.equal((await runCli(['export', '--database', primary, '--out', out])).status, 0);
+  assert.equal((JSON.parse(await readFile(join(out, 'films.json'), 'utf8')) as unknown[]).length, demoFilms.length);
+
+  // What reaches the replica is served; what only reached the primary is not.
+  await retitle(primary, 'Only on the primary');
+  await retitle(replica, 'Replicated');
+  const id = demoFilms[0]?.['Id'] as string;
+  await waitFor(async () => (await filmTitle(server, id)) === 'Replicated', 2500);
+  await stop(server);
+});
