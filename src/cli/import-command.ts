@@ -40,7 +40,7 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
   return files;
 }
 
-function describeCounts(kind: string, counts: ChangeCounts): string {
+export function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 

@@ -6,15 +6,18 @@ import { readFileSync } from 'node:fs';
 import { formatProblem, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError } from '../config.js';
 import { InvalidImportError } from '../import/import-files.js';
+import { SyncError } from '../import/sync.js';
 import { runExport } from './export-command.js';
 import { runImport } from './import-command.js';
 import { runServe } from './serve-command.js';
+import { runSync } from './sync-command.js';
 import { runToken } from './token-command.js';
 
 const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number | undefined>>> = {
   serve: runServe,
   import: runImport,
   export: runExport,
+  sync: runSync,
   token: runToken,
 };
 
@@ -24,6 +27,7 @@ Commands:
   serve     serve the catalogue API
   import    load films and packages from JSON or XML files
   export    write the catalogue to files that import reads back
+  sync      mirror the catalogue of a Veezi-compatible API
   token     issue, list and revoke access tokens
 
 Run 'marquee <command> --help' for a command's options.`;
@@ -51,6 +55,10 @@ function exitStatusFor(error: unknown): number {
     for (const problem of error.problems) console.error(formatProblem(problem));
     for (const warning of error.warnings) console.error(`warning: ${formatProblem(warning)}`);
     console.error(`marquee: ${error.message}`);
+    return 1;
+  }
+  if (error instanceof SyncError) {
+    console.error(`marquee: sync: ${error.message}; the catalogue was left as it was`);
     return 1;
   }
   if (error instanceof UnreadableInputError) {

@@ -81,7 +81,7 @@ const migrations = (key: string): readonly (readonly string[])[] => [
     // exists once an import or a token names it.
     `CREATE TABLE access_token (
       id INTEGER PRIMARY KEY,
-      customer TEXT NOT NULL,
+      customer ${key} NOT NULL,
       label TEXT,
       digest TEXT NOT NULL UNIQUE,
       created_at TEXT NOT NULL,
@@ -94,6 +94,19 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       version INTEGER NOT NULL
     )`,
     'INSERT INTO access_token_version (singleton, version) VALUES (1, 0)',
+  ],
+  [
+    // What `marquee sync` last took from an upstream: the ETags it answered with, and the local
+    // catalogue version they produced (if the catalogue moved since, the ETags no longer speak for it).
+    `CREATE TABLE sync_source (
+      customer ${key} NOT NULL,
+      url TEXT NOT NULL,
+      films_etag TEXT,
+      packages_etag TEXT,
+      catalogue_version INTEGER NOT NULL,
+      synced_at TEXT NOT NULL,
+      PRIMARY KEY (customer, url)
+    )`,
   ],
 ];
 

@@ -1,0 +1,127 @@
+/**
+ * Mirrors a Veezi-compatible API (the original service or another Marquee) into a customer's
+ * catalogue: both lists are downloaded, then imported with --replace in one transaction, so a
+ * failure at any point leaves the catalogue as it was. ETags make an unchanged upstream cost two
+ * 304 answers and nothing else.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadCatalogueVersion } from '../store/catalogue-repository.js';
+import type { SqlClient } from '../store/sql-client.js';
+import { loadSyncSource, saveSyncSource, type SyncSource } from '../store/sync-repository.js';
+import { importFiles, type ImportResult } from './import-files.js';
+
+export interface SyncOptions {
+  readonly customer: string;
+  /** The upstream's base address, such as https://api.example/cinema (the paths are added to it). */
+  readonly from: string;
+  readonly token: string | undefined;
+  /** How many times a transient failure is tried again, waiting `retryDelayMs`, then twice as long each time. */
+  readonly retries: number;
+  readonly retryDelayMs: number;
+  /** Told of each try that failed and will be tried again. */
+  readonly onRetry?: (reason: string, delayMs: number) => void;
+}
+
+export type SyncResult = { readonly unchanged: true } | { readonly unchanged: false; readonly result: ImportResult };
+
+/** The upstream could not be read; the local catalogue is as it was. */
+export class SyncError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SyncError';
+  }
+}
+
+/** A failure worth trying again: the network, or an upstream that says it is busy or broken. */
+class TransientError extends SyncError {}
+
+const RESOURCES = [
+  { path: '/v4/film', file: 'films.json', etag: (source: SyncSource) => source.filmsEtag },
+  { path: '/v1/filmpackage', file: 'filmpackages.json', etag: (source: SyncSource) => source.packagesEtag },
+] as const;
+
+interface Download {
+  readonly notModified: boolean;
+  readonly etag: string | null;
+}
+
+async function download(url: string, options: SyncOptions, etag: string | null, file: string): Promise<Download> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.token !== undefined) headers['veeziaccesstoken'] = options.token;
+  if (etag !== null) headers['if-none-match'] = etag;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, signal: AbortSignal.timeout(60_000) });
+  } catch (error) {
+    throw new TransientError(`${url}: ${describeFetchError(error)}`);
+  }
+  if (response.status === 304) return { notModified: true, etag };
+  if (response.status >= 500 || response.status === 429 || response.status === 408) {
+    await response.body?.cancel();
+    throw new TransientError(`${url} answered ${response.status} ${response.statusText}`);
+  }
+  if (response.status !== 200 || response.body === null) {
+    await response.body?.cancel();
+    const hint = response.status === 401 || response.status === 403 ? ' (check --token)' : '';
+    throw new SyncError(`${url} answered ${response.status} ${response.statusText}${hint}`);
+  }
+  try {
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(file));
+  } catch (error) {
+    throw new TransientError(`${url}: the answer broke off (${describeFetchError(error)})`);
+  }
+  return { notModified: false, etag: response.headers.get('etag') };
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+async function withRetries<T>(options: SyncOptions, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof TransientError) || tries >= options.retries) throw error;
+      const delayMs = options.retryDelayMs * 2 ** tries;
+      options.onRetry?.(error.message, delayMs);
+      await sleep(delayMs);
+    }
+  }
+}
+
+export async function syncOnce(db: SqlClient, options: SyncOptions): Promise<SyncResult> {
+  const base = options.from.replace(/\/+$/, '');
+  const source = await loadSyncSource(db, options.customer, base);
+  // ETags speak for the local catalogue only while nothing else has changed it.
+  const current = source !== undefined && source.catalogueVersion === (await loadCatalogueVersion(db, options.customer)) ? source : undefined;
+  const directory = await mkdtemp(join(tmpdir(), 'marquee-sync-'));
+  try {
+    const files = RESOURCES.map((resource) => join(directory, resource.file));
+    const fetchAll = (conditional: boolean): Promise<Download[]> =>
+      Promise.all(RESOURCES.map((resource, index) => download(base + resource.path, options, conditional && current ? resource.etag(current) : null, files[index] as string)));
+    const downloads = await withRetries(options, async () => {
+      const answers = await fetchAll(true);
+      // The catalogue is replaced whole: once either list changed, both are needed in full.
+      return answers.every((answer) => answer.notModified) || answers.every((answer) => !answer.notModified) ? answers : fetchAll(false);
+    });
+    if (downloads.every((d) => d.notModified)) return { unchanged: true };
+    const result = await importFiles(db, { customer: options.customer, files, replace: true });
+    await saveSyncSource(db, options.customer, base, {
+      filmsEtag: downloads[0]?.etag ?? null,
+      packagesEtag: downloads[1]?.etag ?? null,
+      catalogueVersion: result.version,
+    });
+    return { unchanged: false, result };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { before, describe, test } from 'node:test';
+import { DEMO, MARQUEE, ROOT, atEnd, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+async function exported(database: string): Promise<string> {
+  const out = join(await tempDir(), 'export');
+  const result = await runCli(['export', '--database', database, '--out', out]);
+  assert.equal(result.status, 0, result.stderr);
+  return (await readFile(join(out, 'films.json'), 'utf8')) + (await readFile(join(out, 'filmpackages.json'), 'utf8'));
+}
+
+/** A server in front of the upstream that answers what `intercept` decides, or passes the request on. */
+async function proxy(upstream: string, intercept: (request: IncomingMessage, response: ServerResponse) => boolean): Promise<string> {
+  const server = createServer(async (request, response) => {
+    if (intercept(request, response)) return;
+    const answer = await fetch(upstream + (request.url ?? '/'), { headers: request.headers as Record<string, string> });
+    response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name))));
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  atEnd(() => new Promise((resolve) => server.close(resolve)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+let upstreamDatabase: string;
+let upstream: ServerProcess;
+let demoFilms: Json[];
+
+before(async () => {
+  upstreamDatabase = await freshDatabase();
+  upstream = await serve(['--database', upstreamDatabase, '--seed', DEMO]);
+  demoFilms = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Json[];
+});
+
+/** Changes one film upstream and waits until the upstream server answers with it. */
+async function retitleUpstream(title: string): Promise<void> {
+  const file = join(await tempDir(), 'retitle.json');
+  await writeFile(file, JSON.stringify({ ...demoFilms[0], Title: title }));
+  assert.equal((await runCli(['import', '--database', upstreamDatabase, file])).status, 0);
+  await waitFor(async () => (await (await fetch(`${upstream.url}/v4/film/HO00000101`)).json() as Json)['Title'] === title, 3000);
+}
+
+describe('marquee sync', () => {
+  test('mirrors an upstream exactly, costs nothing when it is unchanged, and follows its changes', async () => {
+    const local = await freshDatabase();
+    const first = await runCli(['sync', '--database', local, '--from', upstream.url]);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /films 36 added, 0 changed, 0 removed, 0 unchanged; packages 8 added/);
+    assert.equal(await exported(local), await exported(upstreamDatabase));
+
+    const again = await runCli(['sync', '--database', local, '--from', `${upstream.url}/`]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /the upstream has not changed\./);
+
+    await retitleUpstream('Nosferatu (synced)');
+    const changed = await runCli(['sync', '--database', local, '--from', upstream.url]);
+    assert.equal(changed.status, 0, changed.stderr);
+    assert.match(changed.stdout, /films 0 added, 1 changed, 0 removed, 35 unchanged/);
+    assert.equal(await exported(local), await exported(upstreamDatabase));
+  });
+
+  test('a local import since the last sync is not hidden behind an unchanged upstream', async () => {
+    const local = await freshDatabase();
+    assert.equal((await runCli(['sync', '--database', local, '--from', upstream.url])).status, 0);
+    const extra = join(await tempDir(), 'extra.json');
+    await writeFile(extra, JSON.stringify({ ...demoFilms[0], Id: 'LOCAL-ONLY' }));
+    assert.equal((await runCli(['import', '--database', local, extra])).status, 0);
+    const result = await runCli(['sync', '--database', local, '--from', upstream.url]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /films 0 added, 0 changed, 1 removed/);
+    assert.equal(await exported(local), await exported(upstreamDatabase));
+  });
+
+  test('an upstream that breaks off half-way leaves the catalogue as it was, and says why', async () => {
+    const local = await freshDatabase();
+    assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
+    const before = await exported(local);
+    await retitleUpstream('Nosferatu (broken off)');
+    const broken = await proxy(upstream.url, (request, response) => {
+      if (!request.url?.startsWith('/v1/filmpackage')) return false;
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      response.write('[{"Id":1,"Title":"Half');
+      setTimeout(() => response.destroy(), 20);
+      return true;
+    });
+    const result = await runCli(['sync', '--database', local, '--from', broken, '--retries', '2', '--retry-delay', '10']);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /\/v1\/filmpackage: the answer broke off/);
+    assert.match(result.stderr, /trying again in/);
+    assert.match(result.stderr, /the catalogue was left as it was/);
+    assert.equal(await exported(local), before);
+  });
+
+  test('transient failures are tried again with backoff', async () => {
+    let failures = 3;
+    const flaky = await proxy(upstream.url, (_request, response) => {
+      if (failures-- <= 0) return false;
+      response.writeHead(503).end();
+      return true;
+    });
+    const local = await freshDatabase();
+    const result = await runCli(['sync', '--database', local, '--from', flaky, '--retry-delay', '10']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stderr, /answered 503 Service Unavailable; trying again in 0\.0 s/);
+    assert.equal(await exported(local), await exported(upstreamDatabase));
+  });
+
+  test('sends the token as VeeziAccessToken; a refused token is a clear failure', async () => {
+    const seen: (string | undefined)[] = [];
+    const watching = await proxy(upstream.url, (request) => {
+      seen.push(request.headers['veeziaccesstoken'] as string | undefined);
+      return false;
+    });
+    const local = await freshDatabase();
+    assert.equal((await runCli(['sync', '--database', local, '--from', watching, '--token', 'mq_test'])).status, 0);
+    assert.ok(seen.length >= 2 && seen.every((token) => token === 'mq_test'));
+
+    const refusing = await proxy(upstream.url, (_request, response) => {
+      response.writeHead(401, { 'www-authenticate': 'Bearer realm="marquee"' }).end();
+      return true;
+    });
+    const refused = await runCli(['sync', '--database', local, '--from', refusing]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /answered 401 Unauthorized \(check --token\); the catalogue was left as it was/);
+  });
+
+  test('--every keeps syncing until stopped', async () => {
+    const local = await freshDatabase();
+    const child = spawn(process.execPath, [MARQUEE, 'sync', '--database', local, '--from', upstream.url, '--every', '1s'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    await waitFor(async () => lines.length >= 1, 5000);
+    await retitleUpstream('Nosferatu (every second)');
+    await waitFor(async () => lines.some((line) => /1 changed/.test(line)), 5000);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    assert.equal(await exported(local), await exported(upstreamDatabase));
+  });
+
+  test('bad usage is one line naming the flag', async () => {
+    for (const [args, expected] of [
+      [['sync'], /^marquee: sync: --from URL is required$/],
+      [['sync', '--from', 'ftp://x'], /^marquee: sync: --from must be an http\(s\) URL, got 'ftp:\/\/x'$/],
+      [['sync', '--from', 'http://x', '--every', 'often'], /^marquee: sync: --every must be a duration such as 30s, 5m or 1h, got 'often'$/],
+      [['sync', '--from', 'http://x', '--retries', 'many'], /^marquee: sync: --retries must be a whole number, got 'many'$/],
+    ] as const) {
+      const result = await runCli([...args]);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.match(result.stderr.trim(), expected);
+    }
+  });
+});
