@@ -3,32 +3,40 @@
  * module alone owns the process.
  */
 import { STATUS_CODES } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
 import { CATALOGUE_PATHS, pathNotFound, registerCatalogueRoutes, type CatalogueDirectory } from './catalogue-routes.js';
 import { HttpError } from './http-error.js';
+import { logOptions, pathOf, type LogConfig } from './log-options.js';
+import { observeRequests } from './observe-requests.js';
+import { registerDocumentRoutes, registerOpenApi } from './openapi.js';
+import { registerOperationsRoutes, type CatalogueMonitor } from './operations-routes.js';
+import { RequestMetrics } from './request-metrics.js';
 import { sendProblem } from './send.js';
 
 export interface AppOptions {
-  readonly catalogues: CatalogueDirectory;
+  readonly catalogues: CatalogueDirectory & CatalogueMonitor;
   readonly cacheControl: string;
-  readonly logger?: FastifyServerOptions['logger'];
+  /** The default namespace of XML answers; the data-contract namespace when absent. */
+  readonly xmlNamespace?: string;
+  readonly logger?: LogConfig;
 }
 
 /** Longest id segment the router accepts; longer ones cannot name a record (ids have 64 characters). */
 const MAX_ID_SEGMENT = 1024;
 
-function requestPath(url: string): string {
-  return url.split('?')[0] ?? '';
-}
-
 export function buildApp(options: AppOptions): FastifyInstance {
+  const metrics = new RequestMetrics();
+  const xmlNamespace = options.xmlNamespace ?? DEFAULT_XML_NAMESPACE;
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger && { logger: logOptions(options.logger) }),
+    // observeRequests writes one line per request in place of fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_ID_SEGMENT },
     // A malformed percent-encoding or an overlong segment names no record: 404, as for any unknown id.
     frameworkErrors: (error, request, reply) => {
       const notFound = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      return sendProblem(request, reply, notFound ? pathNotFound(requestPath(request.url)) : new HttpError(400, 'Bad Request', error.message));
+      return sendProblem(request, reply, notFound ? pathNotFound(pathOf(request.url)) : new HttpError(400, 'Bad Request', error.message));
     },
   });
 
@@ -36,10 +44,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
 
-  registerCatalogueRoutes(app, options);
+  observeRequests(app, metrics);
+  registerOpenApi(app, xmlNamespace);
+  // Registered as a plugin so that they load after the document generator, which learns them.
+  void app.register(async (routes) => {
+    registerCatalogueRoutes(routes, { catalogues: options.catalogues, cacheControl: options.cacheControl, xmlNamespace });
+    registerOperationsRoutes(routes, { catalogues: options.catalogues, metrics });
+    registerDocumentRoutes(routes);
+  });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = requestPath(request.url);
+    const path = pathOf(request.url);
     if (CATALOGUE_PATHS.test(path)) {
       return sendProblem(request, reply, new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' }));
     }

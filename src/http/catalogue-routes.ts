@@ -2,9 +2,12 @@
  * The four read operations of the API. Each route finds the prebuilt answer in the request's
  * catalogue and hands it to the sender; nothing is serialized on the request path.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { DEFAULT_CUSTOMER, MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
+import { FILM_SHAPE, PACKAGE_SHAPE } from '../formats/wire-shape.js';
+import { catalogueOperation, listRef, recordRef } from './api-schemas.js';
 import { HttpError } from './http-error.js';
 import { sendRepresentation } from './send.js';
 
@@ -16,6 +19,8 @@ export interface CatalogueDirectory {
 export interface CatalogueRouteOptions {
   readonly catalogues: CatalogueDirectory;
   readonly cacheControl: string;
+  /** The default namespace of XML answers, as the document describes them. */
+  readonly xmlNamespace: string;
 }
 
 /** The paths of the API, for telling a wrong method (405) from a wrong path (404). */
@@ -51,22 +56,66 @@ function parsePackageId(text: string): number | undefined {
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
+/**
+ * The routes send prebuilt bytes, so their schemas only document them: no request is validated
+ * (a malformed id answers 404 and an unknown format is ignored, never a 400), and no serializer
+ * is compiled for answers fastify never serializes.
+ */
+const DOCUMENTATION_ONLY: Pick<RouteShorthandOptions, 'validatorCompiler' | 'serializerCompiler'> = {
+  validatorCompiler: () => () => true,
+  serializerCompiler: () => (data) => JSON.stringify(data),
+};
+
 export function registerCatalogueRoutes(app: FastifyInstance, options: CatalogueRouteOptions): void {
   const catalogue = (_request: FastifyRequest): PublishedCatalogue => options.catalogues.published(DEFAULT_CUSTOMER);
-  const { cacheControl } = options;
+  const { cacheControl, xmlNamespace } = options;
 
-  app.get('/v4/film', async (request, reply) => sendRepresentation(request, reply, catalogue(request).filmList(), cacheControl));
+  const listFilms = catalogueOperation({
+    operationId: 'listFilms',
+    tag: 'Films',
+    summary: 'List films',
+    description: 'Every film of the catalogue, any Status, ordered by DisplaySequence, then Id.',
+    answer: listRef(FILM_SHAPE, xmlNamespace),
+  });
+  app.get('/v4/film', { ...DOCUMENTATION_ONLY, schema: listFilms }, async (request, reply) => sendRepresentation(request, reply, catalogue(request).filmList(), cacheControl));
 
-  app.get('/v4/film/:id', async (request: IdRequest, reply) => {
+  const getFilm = catalogueOperation({
+    operationId: 'getFilm',
+    tag: 'Films',
+    summary: 'Get a film',
+    description: 'One film by its Id.',
+    answer: recordRef(FILM_SHAPE),
+    id: Type.String({ description: 'The Id of the film, percent-encoded; matched exactly.' }),
+    notFound: 'No film has this id.',
+  });
+  app.get('/v4/film/:id', { ...DOCUMENTATION_ONLY, schema: getFilm }, async (request: IdRequest, reply) => {
     const { id } = request.params;
     const film = catalogue(request).film(id);
     if (film === undefined) throw filmNotFound(id);
     return sendRepresentation(request, reply, film, cacheControl);
   });
 
-  app.get('/v1/filmpackage', async (request, reply) => sendRepresentation(request, reply, catalogue(request).packageList(), cacheControl));
+  const listPackages = catalogueOperation({
+    operationId: 'listFilmPackages',
+    tag: 'Film packages',
+    summary: 'List film packages',
+    description: 'Every film package of the catalogue, any Status, ordered by Id.',
+    answer: listRef(PACKAGE_SHAPE, xmlNamespace),
+  });
+  app.get('/v1/filmpackage', { ...DOCUMENTATION_ONLY, schema: listPackages }, async (request, reply) =>
+    sendRepresentation(request, reply, catalogue(request).packageList(), cacheControl),
+  );
 
-  app.get('/v1/filmpackage/:id', async (request: IdRequest, reply) => {
+  const getPackage = catalogueOperation({
+    operationId: 'getFilmPackage',
+    tag: 'Film packages',
+    summary: 'Get a film package',
+    description: 'One film package by its Id.',
+    answer: recordRef(PACKAGE_SHAPE),
+    id: Type.Integer({ minimum: 1, maximum: MAX_INT32, description: 'The Id of the package, a decimal integer; anything else answers 404.' }),
+    notFound: 'No film package has this id.',
+  });
+  app.get('/v1/filmpackage/:id', { ...DOCUMENTATION_ONLY, schema: getPackage }, async (request: IdRequest, reply) => {
     const { id } = request.params;
     const packageId = parsePackageId(id);
     const filmPackage = packageId === undefined ? undefined : catalogue(request).package(packageId);

@@ -7,19 +7,20 @@ import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueDirectory } from '../http/catalogue-routes.js';
-import { loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
+import type { CatalogueHealth, CatalogueMonitor, CatalogueStatistics } from '../http/operations-routes.js';
+import { loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 
-/** What readiness checks need to know about the catalogues a server answers from. */
-export interface CatalogueHealth {
-  /** Every stored catalogue has been loaded at least once. */
-  readonly loaded: boolean;
-  /** The last look at the database succeeded. */
-  readonly databaseAnswering: boolean;
+/** What the metrics tell about a customer's catalogue beyond its snapshot. */
+interface LoadHistory {
+  readonly changedAt: Date | undefined;
+  readonly loads: number;
 }
 
-export class LiveCatalogue implements CatalogueDirectory {
+export class LiveCatalogue implements CatalogueDirectory, CatalogueMonitor {
   private catalogues = new Map<string, PublishedCatalogue>();
+  private readonly history = new Map<string, LoadHistory>();
+  private failedRefreshes = 0;
   private state: CatalogueHealth = { loaded: false, databaseAnswering: false };
   private readonly empty: PublishedCatalogue;
   private timer: NodeJS.Timeout | undefined;
@@ -37,6 +38,18 @@ export class LiveCatalogue implements CatalogueDirectory {
     return this.state;
   }
 
+  statistics(): CatalogueStatistics {
+    const catalogues = [...this.catalogues].map(([customer, { snapshot }]) => ({
+      customer,
+      version: snapshot.version,
+      films: snapshot.films.length,
+      packages: snapshot.packages.length,
+      changedAt: this.history.get(customer)?.changedAt,
+      loads: this.history.get(customer)?.loads ?? 0,
+    }));
+    return { catalogues, failedRefreshes: this.failedRefreshes };
+  }
+
   published(customer: string): PublishedCatalogue {
     return this.catalogues.get(customer) ?? this.empty;
   }
@@ -50,6 +63,7 @@ export class LiveCatalogue implements CatalogueDirectory {
       },
       (error: unknown) => {
         this.state = { ...this.state, databaseAnswering: false };
+        this.failedRefreshes += 1;
         throw error;
       },
     ).finally(() => (this.refreshing = undefined));
@@ -70,13 +84,17 @@ export class LiveCatalogue implements CatalogueDirectory {
     const versions = await loadCatalogueVersions(this.db);
     for (const [customer, version] of versions) {
       if (this.catalogues.get(customer)?.snapshot.version === version) continue;
-      const snapshot = await this.db.transaction(
-        async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)),
+      const [snapshot, changedAt] = await this.db.transaction(
+        async (tx) => {
+          const loaded = new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer));
+          return [loaded, await loadCatalogueChangedAt(tx, customer)] as const;
+        },
         { readOnly: true },
       );
       const next = new Map(this.catalogues);
       next.set(customer, new PublishedCatalogue(snapshot, this.xml));
       this.catalogues = next;
+      this.history.set(customer, { changedAt, loads: (this.history.get(customer)?.loads ?? 0) + 1 });
       this.onReload(customer, snapshot);
     }
   }
