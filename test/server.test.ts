@@ -1,43 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { DEMO, MARQUEE, ROOT, freshDatabase, runCli, tempDir } from './helpers.js';
-
-interface Server {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly logs: Record<string, unknown>[];
-}
-
-/** Starts `marquee serve` on a free port and waits for it to say where it listens. */
-async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
-  const child = spawn(process.execPath, [MARQUEE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const logs: Record<string, unknown>[] = [];
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-    lines.on('line', (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      logs.push(entry);
-      const match = /listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry['msg']));
-      if (match?.[1]) resolve(match[1]);
-    });
-  });
-  return { child, url, logs };
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Date.now() - started;
-}
+import { DEMO, freshDatabase, runCli, tempDir } from './helpers.js';
+import { serve, waitFor } from './serve-process.js';
 
 test('serve answers on a real port, follows imports, and stops cleanly on SIGTERM', async () => {
   const database = await freshDatabase();

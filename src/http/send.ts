@@ -1,4 +1,5 @@
 /** Writes a prebuilt representation or a problem, with the headers that caching relies on. */
+import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { replaceXmlUnsafeCharacters } from '../catalogue/code-points.js';
 import type { Representations } from '../formats/representation.js';
@@ -31,4 +32,19 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .header('vary', 'Accept')
     .header('content-type', problemContentType(format))
     .send(problemBody(format, { status: error.status, title: error.title, detail }));
+}
+
+/**
+ * Answers a connection whose request could not be read (too slow, too large, malformed), then
+ * closes it. There is no request to negotiate with, so the problem is JSON.
+ */
+export function sendConnectionProblem(socket: Duplex, error: HttpError): void {
+  if (socket.writable) {
+    const body = problemBody('json', { status: error.status, title: error.title, detail: error.detail });
+    socket.write(
+      `HTTP/1.1 ${error.status} ${error.title}\r\nContent-Type: ${problemContentType('json')}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

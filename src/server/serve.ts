@@ -11,9 +11,25 @@ import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
+import { ConnectionDrain } from './connection-drain.js';
 import { LiveCatalogue } from './live-catalogue.js';
 
-export type ServeSettings = Settings<'database' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'logLevel'>;
+export type ServeSettings = Settings<
+  | 'database'
+  | 'port'
+  | 'host'
+  | 'xmlNamespace'
+  | 'cacheControl'
+  | 'pollInterval'
+  | 'logLevel'
+  | 'requestTimeout'
+  | 'headersTimeout'
+  | 'idleTimeout'
+  | 'keepAliveTimeout'
+  | 'maxRequestsPerSocket'
+  | 'maxHeaderSize'
+  | 'shutdownTimeout'
+>;
 
 export interface ServeOptions {
   readonly settings: ServeSettings;
@@ -24,6 +40,10 @@ export interface ServeOptions {
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly url: string;
+  /**
+   * Stops accepting connections, lets the requests in flight finish for up to the shutdown
+   * timeout, cuts the connections still open after it, then closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -38,7 +58,14 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
   const live = new LiveCatalogue(db, new XmlWriter(settings.xmlNamespace), (customer, snapshot) =>
     app.log.info({ customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length }, 'catalogue loaded'),
   );
-  const app = buildApp({ catalogues: live, cacheControl: settings.cacheControl, logger: { level: settings.logLevel } });
+  const app = buildApp({
+    catalogues: live,
+    cacheControl: settings.cacheControl,
+    xmlNamespace: settings.xmlNamespace,
+    logger: { level: settings.logLevel },
+    limits: settings,
+  });
+  const connections = new ConnectionDrain(app.server);
   try {
     await seedIfEmpty(db, app, seedFiles);
     await live.refresh();
@@ -57,22 +84,37 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     url,
     async close() {
       live.stop();
-      await app.close();
+      await connections.drain(
+        () => app.close(),
+        settings.shutdownTimeout,
+        (open) => app.log.warn({ connections: open, shutdownTimeoutMs: settings.shutdownTimeout }, 'shutdown timeout: cutting the connections still open'),
+      );
       await db.close();
     },
   };
 }
 
-/** Closes the server on the first SIGTERM or SIGINT, letting requests in flight finish. */
+/**
+ * Closes the server on the first SIGTERM or SIGINT, letting requests in flight finish; a second
+ * signal ends the process at once, as the signal does by default.
+ */
 export function closeOnSignals(server: RunningServer): void {
   const shutdown = (signal: NodeJS.Signals): void => {
     server.app.log.info({ signal }, 'shutting down');
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
+    // Closing the server also closes its idle connections. Letting this turn of the event loop
+    // end first lets the server read the requests that arrived with the signal, so that they
+    // count as in flight rather than their connections being closed as idle.
+    setImmediate(() =>
+      server.close().then(
+        () => {
+          server.app.log.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          server.app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      ),
     );
   };
   process.once('SIGTERM', shutdown);
