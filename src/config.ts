@@ -166,6 +166,62 @@ export const SETTINGS = {
       return text;
     },
   },
+  requestTimeout: {
+    flag: 'request-timeout',
+    env: 'MARQUEE_REQUEST_TIMEOUT',
+    valueName: 'MS',
+    description: 'longest time a client may take to send a whole request, in milliseconds',
+    defaultText: '30000',
+    parse: integerIn(1, 3_600_000),
+  },
+  headersTimeout: {
+    flag: 'headers-timeout',
+    env: 'MARQUEE_HEADERS_TIMEOUT',
+    valueName: 'MS',
+    description: 'longest time a client may take to send the request line and headers, in milliseconds; at most the request timeout',
+    defaultText: '10000',
+    parse: integerIn(1, 3_600_000),
+  },
+  idleTimeout: {
+    flag: 'idle-timeout',
+    env: 'MARQUEE_IDLE_TIMEOUT',
+    valueName: 'MS',
+    description: 'longest silence on a connection with a request open (a client that stops reading), in milliseconds',
+    defaultText: '60000',
+    parse: integerIn(1, 3_600_000),
+  },
+  keepAliveTimeout: {
+    flag: 'keep-alive-timeout',
+    env: 'MARQUEE_KEEP_ALIVE_TIMEOUT',
+    valueName: 'MS',
+    description: 'how long an idle keep-alive connection stays open, in milliseconds; above the idle timeout of a load balancer in front',
+    defaultText: '5000',
+    parse: integerIn(1, 3_600_000),
+  },
+  maxRequestsPerSocket: {
+    flag: 'max-requests-per-socket',
+    env: 'MARQUEE_MAX_REQUESTS_PER_SOCKET',
+    valueName: 'N',
+    description: 'requests answered on one keep-alive connection before it is closed; 0 for no limit',
+    defaultText: '1000',
+    parse: integerIn(0, 1_000_000_000),
+  },
+  maxHeaderSize: {
+    flag: 'max-header-size',
+    env: 'MARQUEE_MAX_HEADER_SIZE',
+    valueName: 'BYTES',
+    description: 'largest request line and headers accepted; larger ones answer 431',
+    defaultText: '16384',
+    parse: integerIn(1024, 1_048_576),
+  },
+  shutdownTimeout: {
+    flag: 'shutdown-timeout',
+    env: 'MARQUEE_SHUTDOWN_TIMEOUT',
+    valueName: 'MS',
+    description: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut, in milliseconds',
+    defaultText: '10000',
+    parse: integerIn(0, 3_600_000),
+  },
 } as const satisfies Record<string, Setting<unknown>>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -212,6 +268,15 @@ export function resolveSettings<Names extends SettingName>(
   return Object.freeze(resolved) as Settings<Names>;
 }
 
+/** Node refuses a headers timeout longer than the request timeout; say so before it does. */
+export function checkServerTimeouts(settings: Settings<'requestTimeout' | 'headersTimeout'>): void {
+  if (settings.headersTimeout > settings.requestTimeout) {
+    throw new ConfigError(
+      `--headers-timeout (${SETTINGS.headersTimeout.env}) must be at most --request-timeout (${settings.requestTimeout}), got '${settings.headersTimeout}'`,
+    );
+  }
+}
+
 /** One help line per setting: flag, variable, default (or that it is required) and meaning. */
 export function describeSettings(names: readonly SettingName[], required: readonly SettingName[] = []): string {
   return names
@@ -219,7 +284,7 @@ export function describeSettings(names: readonly SettingName[], required: readon
       const setting: Setting<unknown> = SETTINGS[name];
       const env = setting.env ? ` (env ${setting.env})` : '';
       const fallback = required.includes(name) ? '; required' : setting.defaultText === '' ? '' : `; default ${setting.defaultText}`;
-      return `  --${setting.flag} ${setting.valueName}`.padEnd(28) + `${setting.description}${env}${fallback}`;
+      return `  --${setting.flag} ${setting.valueName}`.padEnd(32) + `${setting.description}${env}${fallback}`;
     })
     .join('\n');
 }

@@ -22,9 +22,9 @@ export interface ParsedCommand {
 
 export function commandHelp(spec: CommandSpec): string {
   const flags = Object.entries(spec.flags ?? {}).map(([flag, { type, description }]) =>
-    `  --${flag}${type === 'string' ? ' VALUE' : ''}`.padEnd(28) + description,
+    `  --${flag}${type === 'string' ? ' VALUE' : ''}`.padEnd(32) + description,
   );
-  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings, spec.required), ...flags, '  --help'.padEnd(28) + 'show this help'];
+  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings, spec.required), ...flags, '  --help'.padEnd(32) + 'show this help'];
   return lines.join('\n');
 }
 

@@ -2,23 +2,21 @@
  * The `marquee` command line: dispatches to a command, and turns expected failures into one
  * clear line and an exit status (1 for bad data, 2 for bad usage), never a stack trace.
  */
-import { readFileSync } from 'node:fs';
 import { formatProblem, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError } from '../config.js';
 import { InvalidImportError } from '../import/import-files.js';
 import { SyncError } from '../import/sync.js';
-import { runExport } from './export-command.js';
-import { runImport } from './import-command.js';
-import { runServe } from './serve-command.js';
-import { runSync } from './sync-command.js';
-import { runToken } from './token-command.js';
+import { PACKAGE_VERSION } from '../package-version.js';
 
-const COMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number | undefined>>> = {
-  serve: runServe,
-  import: runImport,
-  export: runExport,
-  sync: runSync,
-  token: runToken,
+type Command = (args: readonly string[]) => Promise<number | undefined>;
+
+/** Each command loads when it runs, so that `import` and `export` start without the HTTP server. */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  serve: async () => (await import('./serve-command.js')).runServe,
+  import: async () => (await import('./import-command.js')).runImport,
+  export: async () => (await import('./export-command.js')).runExport,
+  sync: async () => (await import('./sync-command.js')).runSync,
+  token: async () => (await import('./token-command.js')).runToken,
 };
 
 const USAGE = `Usage: marquee <command> [options]
@@ -32,18 +30,13 @@ Commands:
 
 Run 'marquee <command> --help' for a command's options.`;
 
-function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
-}
-
 async function main(args: readonly string[]): Promise<number | undefined> {
   const [name, ...rest] = args;
   if (name === undefined || name === '--help' || name === 'help') return console.log(USAGE), name === undefined ? 2 : 0;
-  if (name === '--version') return console.log(version()), 0;
-  const command = COMMANDS[name];
-  if (command === undefined) throw new ConfigError(`unknown command '${name}'; run 'marquee --help'`);
-  return command(rest);
+  if (name === '--version') return console.log(PACKAGE_VERSION), 0;
+  const load = COMMANDS[name];
+  if (load === undefined) throw new ConfigError(`unknown command '${name}'; run 'marquee --help'`);
+  return (await load())(rest);
 }
 
 function exitStatusFor(error: unknown): number {

@@ -5,6 +5,7 @@
  * catalogue paths answer here and every other path goes on to the application framework.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
 import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { Representations } from '../formats/representation.js';
@@ -14,6 +15,7 @@ import type { CorsPolicy } from './cors.js';
 import { HttpError } from './http-error.js';
 import { formatParameter, requestedMediaType, type MediaType } from './media-types.js';
 import { problemResponse, type PreparedResponse } from './problem.js';
+import type { RequestMetrics, RouteMetrics } from './request-metrics.js';
 
 /** Where the handler finds the catalogue it serves. */
 export interface CatalogueDirectory {
@@ -27,6 +29,12 @@ export interface CatalogueHandlerOptions {
   readonly admit: Admit;
   /** Cross-origin access; off when undefined. */
   readonly cors: CorsPolicy | undefined;
+  /** Where each answer is counted, by route pattern and status. */
+  readonly metrics: RequestMetrics;
+  /** The server's log, for one line per request (a function: the log is made after the handler). */
+  readonly log: () => FastifyBaseLogger;
+  /** True once the server is shutting down: each answer then closes its connection. */
+  readonly closing: () => boolean;
   /** Told of a failure the client did not cause; the client gets a 500 without details. */
   readonly onError: (error: unknown) => void;
 }
@@ -36,6 +44,9 @@ export type CatalogueHandler = (request: IncomingMessage, response: ServerRespon
 
 /** `/v4/film`, `/v1/filmpackage`, each with an optional id and one optional trailing slash. */
 const CATALOGUE_PATH = /^\/(v4\/film|v1\/filmpackage)(?:\/([^/]+))?\/?$/i;
+
+/** The route patterns of the catalogue paths, as metrics and logs name them. */
+const ROUTES = { filmList: '/v4/film', film: '/v4/film/:id', packageList: '/v1/filmpackage', package: '/v1/filmpackage/:id' } as const;
 
 /** Quotes what a client sent in a problem detail, cut short when it is long. */
 function quote(text: string): string {
@@ -66,19 +77,25 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** Writes an answer with the headers of the steps before it (rate limits, CORS) added. */
-function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, extra: OutgoingHttpHeaders, varyOrigin: boolean): void {
-  const headers = { ...extra, ...answer.headers };
-  if (varyOrigin) headers['vary'] = headers['vary'] === undefined ? 'Origin' : `${String(headers['vary'])}, Origin`;
-  response.writeHead(answer.status, headers);
-  response.end(request.method === 'HEAD' ? undefined : answer.body);
-}
 
 export function createCatalogueHandler(options: CatalogueHandlerOptions): CatalogueHandler {
   const { catalogues, cacheControl } = options;
+  const routeMetrics: Readonly<Record<keyof typeof ROUTES, RouteMetrics>> = {
+    filmList: options.metrics.route(ROUTES.filmList),
+    film: options.metrics.route(ROUTES.film),
+    packageList: options.metrics.route(ROUTES.packageList),
+    package: options.metrics.route(ROUTES.package),
+  };
+  let requests = 0;
 
-  function find(catalogue: PublishedCatalogue, resource: string, segment: string | undefined): Representations | HttpError {
-    const isFilm = resource.toLowerCase() === 'v4/film';
+  /** Counts the answer and writes its log line: route pattern, never the URL a client sent. */
+  function observe(request: IncomingMessage, route: keyof typeof ROUTES, status: number, started: number): void {
+    const milliseconds = performance.now() - started;
+    routeMetrics[route].observe(status, milliseconds / 1000);
+    options.log().info({ reqId: `cat-${(++requests).toString(36)}`, method: request.method, route: ROUTES[route], status, durationMs: Math.round(milliseconds * 1000) / 1000 }, 'request completed');
+  }
+
+  function find(catalogue: PublishedCatalogue, isFilm: boolean, segment: string | undefined): Representations | HttpError {
     if (segment === undefined) return isFilm ? catalogue.filmList() : catalogue.packageList();
     const { id, valid } = decodeSegment(segment);
     if (isFilm) return (valid && catalogue.film(id)) || HttpError.notFound(`No film has the id ${quote(id)}.`);
@@ -99,40 +116,54 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     return { status: 200, headers: encoded === undefined ? headers : { ...headers, 'content-encoding': coding }, body };
   }
 
+  /** Writes an answer with the headers of the steps before it (rate limits, CORS) added. */
+  function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, extra: OutgoingHttpHeaders, varyOrigin: boolean): void {
+    const headers = { ...extra, ...answer.headers };
+    if (varyOrigin) headers['vary'] = headers['vary'] === undefined ? 'Origin' : `${String(headers['vary'])}, Origin`;
+    // While the server drains, an answer on a kept-alive connection is its last.
+    if (options.closing()) headers['connection'] = 'close';
+    response.writeHead(answer.status, headers);
+    response.end(request.method === 'HEAD' ? undefined : answer.body);
+  }
+
   /** The answer to a request on a catalogue path, before the CORS headers. */
-  function answer(request: IncomingMessage, resource: string, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: OutgoingHttpHeaders } {
+  function answer(request: IncomingMessage, isFilm: boolean, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: OutgoingHttpHeaders } {
     const preflight = options.cors?.preflight(request);
     if (preflight !== undefined) return { answer: { status: 204, headers: preflight, body: Buffer.alloc(0) }, headers: {} };
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new HttpError(405, 'Method Not Allowed', `${request.method ?? ''} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' });
     }
     const admission = options.admit(request);
-    const found = find(catalogues.published(admission.customer), resource, segment);
+    const found = find(catalogues.published(admission.customer), isFilm, segment);
     return { answer: found instanceof HttpError ? problemResponse(found, media.format) : represent(request, found, media), headers: admission.headers };
   }
 
   return (request, response) => {
+    const started = performance.now();
     const url = request.url ?? '/';
     const queryStart = url.indexOf('?');
     const match = CATALOGUE_PATH.exec(queryStart === -1 ? url : url.slice(0, queryStart));
     if (match === null) return false;
     const [, resource = '', segment] = match;
+    const isFilm = resource.toLowerCase() === 'v4/film';
+    const route = segment === undefined ? (isFilm ? 'filmList' : 'packageList') : isFilm ? 'film' : 'package';
     const media = requestedMediaType(request.headers.accept, formatParameter(queryStart === -1 ? undefined : url.slice(queryStart + 1)));
     const cors = options.cors?.headers(request) ?? {};
     const varyOrigin = options.cors !== undefined;
     try {
-      const result = answer(request, resource, segment, media);
+      const result = answer(request, isFilm, segment, media);
       write(request, response, result.answer, { ...cors, ...result.headers }, varyOrigin);
     } catch (error) {
       if (error instanceof HttpError) {
         write(request, response, problemResponse(error, media.format), cors, varyOrigin);
-        return true;
+      } else {
+        options.onError(error);
+        const failure = new HttpError(500, 'Internal Server Error', 'The server could not answer this request.');
+        if (!response.headersSent) write(request, response, problemResponse(failure, media.format), cors, varyOrigin);
+        else response.destroy();
       }
-      options.onError(error);
-      const failure = new HttpError(500, 'Internal Server Error', 'The server could not answer this request.');
-      if (!response.headersSent) write(request, response, problemResponse(failure, media.format), cors, varyOrigin);
-      else response.destroy();
     }
+    observe(request, route, response.statusCode, started);
     return true;
   };
 }

@@ -5,6 +5,8 @@ import type { FormatName } from '../formats/representation.js';
 import { escapeXmlText } from '../formats/xml-text.js';
 import type { HttpError } from './http-error.js';
 
+export const PROBLEM_NAMESPACE = 'urn:ietf:rfc:7807';
+
 export interface PreparedResponse {
   readonly status: number;
   readonly headers: OutgoingHttpHeaders;
@@ -16,7 +18,7 @@ function problemBody(format: FormatName, error: HttpError): string {
   // A detail may quote what the client sent; XML cannot carry every character it might hold.
   const detail = replaceXmlUnsafeCharacters(error.detail);
   return (
-    '<problem xmlns="urn:ietf:rfc:7807"><type>about:blank</type>' +
+    `<problem xmlns="${PROBLEM_NAMESPACE}"><type>about:blank</type>` +
     `<title>${escapeXmlText(error.title)}</title><status>${error.status}</status>` +
     `<detail>${escapeXmlText(detail)}</detail></problem>`
   );

@@ -8,15 +8,14 @@ import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueDirectory } from '../http/catalogue-handler.js';
-import { followCatalogueChanges, loadCatalogue, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
+import type { CatalogueHealth, CatalogueMonitor, CatalogueStatistics } from '../http/operations-routes.js';
+import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
 
-/** What readiness checks need to know about the catalogues a server answers from. */
-export interface CatalogueHealth {
-  /** Every stored catalogue has been loaded at least once. */
-  readonly loaded: boolean;
-  /** The last look at the database succeeded. */
-  readonly databaseAnswering: boolean;
+interface LoadHistory {
+  /** When the import that made the version served committed. */
+  readonly changedAt: Date | undefined;
+  readonly loads: number;
 }
 
 export interface LiveCatalogueEvents {
@@ -37,8 +36,10 @@ export interface WatchOptions {
   readonly onHealthChange: (health: CatalogueHealth, error?: unknown) => void;
 }
 
-export class LiveCatalogue implements CatalogueDirectory {
+export class LiveCatalogue implements CatalogueDirectory, CatalogueMonitor {
   private catalogues = new Map<string, PublishedCatalogue>();
+  private readonly history = new Map<string, LoadHistory>();
+  private failedRefreshes = 0;
   private state: CatalogueHealth = { loaded: false, databaseAnswering: false };
   private empty: PublishedCatalogue | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -55,6 +56,18 @@ export class LiveCatalogue implements CatalogueDirectory {
 
   health(): CatalogueHealth {
     return this.state;
+  }
+
+  statistics(): CatalogueStatistics {
+    const catalogues = [...this.catalogues].map(([customer, { snapshot }]) => ({
+      customer,
+      version: snapshot.version,
+      films: snapshot.films.length,
+      packages: snapshot.packages.length,
+      changedAt: this.history.get(customer)?.changedAt,
+      loads: this.history.get(customer)?.loads ?? 0,
+    }));
+    return { catalogues, failedRefreshes: this.failedRefreshes };
   }
 
   published(customer: string): PublishedCatalogue {
@@ -101,6 +114,7 @@ export class LiveCatalogue implements CatalogueDirectory {
     try {
       await this.reloadChanged();
     } catch (error) {
+      this.failedRefreshes += 1;
       this.setHealth({ ...this.state, databaseAnswering: false }, error);
       throw error;
     }
@@ -119,14 +133,15 @@ export class LiveCatalogue implements CatalogueDirectory {
     for (const [customer, version] of versions) {
       if (this.catalogues.get(customer)?.snapshot.version === version) continue;
       const started = performance.now();
-      const snapshot = await this.db.transaction(
-        async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)),
+      const [snapshot, changedAt] = await this.db.transaction(
+        async (tx) => [new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)), await loadCatalogueChangedAt(tx, customer)] as const,
         { readOnly: true },
       );
       const published = await PublishedCatalogue.publish(snapshot, this.xml);
       const next = new Map(this.catalogues);
       next.set(customer, published);
       this.catalogues = next;
+      this.history.set(customer, { changedAt, loads: (this.history.get(customer)?.loads ?? 0) + 1 });
       this.events.onReload?.(customer, snapshot, performance.now() - started);
       // In service already; its lists are sent uncompressed until this is done.
       published.precompressLists().catch((error: unknown) => this.events.onError?.(error));

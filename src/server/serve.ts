@@ -10,11 +10,29 @@ import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
+import { ConnectionDrain } from './connection-drain.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
 
 export type ServeSettings = Settings<
-  'database' | 'readDatabase' | 'port' | 'host' | 'xmlNamespace' | 'cacheControl' | 'pollInterval' | 'rateLimit' | 'rateBurst' | 'corsOrigins' | 'logLevel'
+  | 'database'
+  | 'readDatabase'
+  | 'port'
+  | 'host'
+  | 'xmlNamespace'
+  | 'cacheControl'
+  | 'pollInterval'
+  | 'rateLimit'
+  | 'rateBurst'
+  | 'corsOrigins'
+  | 'logLevel'
+  | 'requestTimeout'
+  | 'headersTimeout'
+  | 'idleTimeout'
+  | 'keepAliveTimeout'
+  | 'maxRequestsPerSocket'
+  | 'maxHeaderSize'
+  | 'shutdownTimeout'
 >;
 
 export interface ServeOptions {
@@ -26,6 +44,10 @@ export interface ServeOptions {
 export interface RunningServer {
   readonly app: MarqueeApp;
   readonly url: string;
+  /**
+   * Stops accepting connections, lets the requests in flight finish for up to the shutdown
+   * timeout, cuts the connections still open after it, then closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -68,8 +90,11 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     cacheControl: settings.cacheControl,
     rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
     corsOrigins: settings.corsOrigins,
+    xmlNamespace: settings.xmlNamespace,
     logger: { level: settings.logLevel },
+    limits: settings,
   });
+  const connections = new ConnectionDrain(app.server);
   let url: string;
   try {
     await seedIfEmpty(db, app, seedFiles);
@@ -97,7 +122,11 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     url,
     async close() {
       await live.stop();
-      await app.close();
+      await connections.drain(
+        () => app.close(),
+        settings.shutdownTimeout,
+        (open) => app.fastify.log.warn({ connections: open, shutdownTimeoutMs: settings.shutdownTimeout }, 'shutdown timeout: cutting the connections still open'),
+      );
       try {
         // After the last request, so that its use is written too.
         await tokens.stop();
@@ -108,16 +137,27 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
   };
 }
 
-/** Closes the server on the first SIGTERM or SIGINT, letting requests in flight finish. */
+/**
+ * Closes the server on the first SIGTERM or SIGINT, letting requests in flight finish; a second
+ * signal ends the process at once, as the signal does by default.
+ */
 export function closeOnSignals(server: RunningServer): void {
   const shutdown = (signal: NodeJS.Signals): void => {
     server.app.fastify.log.info({ signal }, 'shutting down');
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.app.fastify.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
+    // Closing the server also closes its idle connections. Letting this turn of the event loop
+    // end first lets the server read the requests that arrived with the signal, so that they
+    // count as in flight rather than their connections being closed as idle.
+    setImmediate(() =>
+      server.close().then(
+        () => {
+          server.app.fastify.log.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          server.app.fastify.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      ),
     );
   };
   process.once('SIGTERM', shutdown);

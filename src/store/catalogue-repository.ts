@@ -283,3 +283,9 @@ export async function loadCatalogueVersion(db: SqlClient, customer: string): Pro
   const [row] = await db.query<{ version: number }>('SELECT version FROM catalogue WHERE customer = ?', [customer]);
   return row?.version ?? 0;
 }
+
+/** When the customer's catalogue last changed, or undefined before its first import. */
+export async function loadCatalogueChangedAt(db: SqlClient, customer: string): Promise<Date | undefined> {
+  const [row] = await db.query<{ changed_at: string }>('SELECT changed_at FROM catalogue WHERE customer = ?', [customer]);
+  return row === undefined ? undefined : new Date(row.changed_at);
+}

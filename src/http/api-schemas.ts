@@ -1,0 +1,160 @@
+/**
+ * The schemas of the API's answers, derived from the wire shapes so that what the OpenAPI
+ * document promises is what the writers produce. One schema per record serves both formats: its
+ * `xml` annotations name the elements and the namespace of the XML form.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifySchema } from 'fastify';
+import {
+  FILM_SHAPE,
+  PACKAGE_FILM_SHAPE,
+  PACKAGE_SHAPE,
+  PERSON_SHAPE,
+  arrayRootName,
+  type ListField,
+  type ScalarField,
+  type WireShape,
+} from '../formats/wire-shape.js';
+import { PROBLEM_NAMESPACE } from './problem.js';
+
+/** The name of each record's schema in the document; Person's element is `People`. */
+const COMPONENTS = new Map<WireShape<never>, string>([
+  [FILM_SHAPE, 'Film'],
+  [PERSON_SHAPE, 'Person'],
+  [PACKAGE_SHAPE, 'FilmPackage'],
+  [PACKAGE_FILM_SHAPE, 'FilmPackageFilm'],
+]);
+
+const JSON_TYPES = { text: 'string', integer: 'integer', boolean: 'boolean', percent: 'number' } as const;
+
+function componentName(shape: WireShape<never>): string {
+  const name = COMPONENTS.get(shape);
+  if (name === undefined) throw new Error(`the wire shape ${shape.name} has no schema`);
+  return name;
+}
+
+function scalarSchema(field: ScalarField<never>): TSchema {
+  const { oneOf, ...limits } = field.values ?? {};
+  const type = JSON_TYPES[field.kind];
+  const description = field.nullable ? `${field.description} May be null (\`i:nil="true"\` in XML).` : field.description;
+  // `type: [T, 'null']` is how JSON Schema 2020-12 (and so OpenAPI 3.1) says "T or null".
+  return Type.Unsafe({ type: field.nullable ? [type, 'null'] : type, ...(oneOf && { enum: oneOf }), ...limits, description });
+}
+
+function listSchema(field: ListField<never, unknown>): TSchema {
+  // A repeated list writes its items' elements straight into the record; a wrapped one puts
+  // them inside one element named after the property.
+  const xml = field.xml === 'wrapped' ? { name: field.name, wrapped: true } : { wrapped: false };
+  return Type.Array(Type.Ref(componentName(field.item)), { description: field.description, xml });
+}
+
+function recordSchema(shape: WireShape<never>, namespace: string, description: string): TSchema {
+  const properties: Record<string, TSchema> = {};
+  for (const field of shape.fields) properties[field.name] = field.kind === 'list' ? listSchema(field) : scalarSchema(field);
+  return Type.Object(properties, { $id: componentName(shape), additionalProperties: false, description, xml: { name: shape.name, namespace } });
+}
+
+/** The shared schemas the routes refer to by name, for the XML namespace the server writes. */
+export function componentSchemas(namespace: string): TSchema[] {
+  const elementOrder = (shape: WireShape<never>): string =>
+    `In XML the child elements come in ordinal alphabetical order (${shape.xmlFields.map((field) => field.name).join(', ')}), as DataContract serializers require.`;
+  return [
+    recordSchema(FILM_SHAPE, namespace, `A film. All ${FILM_SHAPE.fields.length} properties are always present, in this order. ${elementOrder(FILM_SHAPE)}`),
+    recordSchema(PERSON_SHAPE, namespace, `A person involved with a film. ${elementOrder(PERSON_SHAPE)}`),
+    recordSchema(PACKAGE_SHAPE, namespace, `A film package: films shown together, such as a double feature. ${elementOrder(PACKAGE_SHAPE)}`),
+    recordSchema(PACKAGE_FILM_SHAPE, namespace, `One film of a package. ${elementOrder(PACKAGE_FILM_SHAPE)}`),
+    Type.Object(
+      {
+        type: Type.String({ description: 'Always `about:blank`: the status says what kind of problem it is.' }),
+        title: Type.String({ description: 'The status in words, such as `Not Found`.' }),
+        status: Type.Integer({ description: 'The HTTP status code.' }),
+        detail: Type.String({ description: "What went wrong with this request, such as `No film has the id 'X'.`" }),
+      },
+      {
+        $id: 'Problem',
+        additionalProperties: false,
+        description: `Problem details (RFC 9457). In XML the root is \`problem\` in the namespace \`${PROBLEM_NAMESPACE}\`.`,
+        xml: { name: 'problem', namespace: PROBLEM_NAMESPACE },
+      },
+    ),
+  ];
+}
+
+/** A reference to one record's schema. */
+export function recordRef(shape: WireShape<never>): TSchema {
+  return Type.Ref(componentName(shape));
+}
+
+/** A list answer: `ArrayOfFilm` holding `Film` elements in XML, an array in JSON. */
+export function listRef(shape: WireShape<never>, namespace: string): TSchema {
+  return Type.Array(recordRef(shape), { xml: { name: arrayRootName(shape), namespace, wrapped: true } });
+}
+
+export const PROBLEM_REF = Type.Ref('Problem');
+
+/** A response whose body is a problem, in JSON or XML. */
+export function problemDocumentation(description: string): { description: string; content: Record<string, { schema: TSchema }> } {
+  return { description, content: { 'application/problem+json': { schema: PROBLEM_REF }, 'application/problem+xml': { schema: PROBLEM_REF } } };
+}
+
+/** What sets one catalogue operation apart from the others. */
+export interface CatalogueOperation {
+  readonly operationId: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description: string;
+  /** The schema of a 200 answer. */
+  readonly answer: TSchema;
+  /** The `{id}` path segment, for an operation on one record. */
+  readonly id?: TSchema;
+  /** When an id can name no record: what the 404 means. */
+  readonly notFound?: string;
+}
+
+const REPRESENTATION_TYPES = ['application/json', 'text/json', 'application/xml', 'text/xml'];
+
+const ETAG = { type: 'string', description: 'Strong validator of this representation; it changes exactly when its bytes change.' };
+
+const QUERYSTRING = Type.Object({
+  format: Type.Optional(
+    Type.Unsafe<'json' | 'xml'>({ type: 'string', enum: ['json', 'xml'], description: 'Overrides the Accept header. Other values are ignored, as are unknown parameters.' }),
+  ),
+});
+
+const HEADERS = Type.Object({
+  'If-None-Match': Type.Optional(Type.String({ description: 'ETags the client holds; when one is the current ETag the answer is 304 with no body.' })),
+});
+
+const NEGOTIATION =
+  'The Accept header chooses JSON (`application/json`, `text/json`) or XML (`application/xml`, `text/xml`) by q-value, then ' +
+  'specificity; no Accept, `*/*` or any other type gets JSON, never 406. HEAD answers the same status and headers with no body; ' +
+  'any other method answers 405 with `Allow: GET, HEAD`.';
+
+/** The schema of a catalogue route: its parameters, headers and every answer it can give. */
+export function catalogueOperation(operation: CatalogueOperation): FastifySchema {
+  return {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    description: `${operation.description} ${NEGOTIATION}`,
+    security: [{ VeeziAccessToken: [] }, { BearerToken: [] }],
+    ...(operation.id && { params: Type.Object({ id: operation.id }) }),
+    querystring: QUERYSTRING,
+    headers: HEADERS,
+    response: {
+      200: {
+        description: 'The answer, in the negotiated format.',
+        headers: {
+          ETag: ETAG,
+          'Cache-Control': { type: 'string', description: '`no-cache` unless the server is configured otherwise.' },
+          Vary: { type: 'string', description: '`Accept`: the answer depends on it.' },
+        },
+        content: Object.fromEntries(REPRESENTATION_TYPES.map((type) => [type, { schema: operation.answer }])),
+      },
+      304: { description: 'Not modified: If-None-Match named the current ETag. No body.', headers: { ETag: ETAG }, type: 'null' },
+      ...(operation.notFound && { 404: problemDocumentation(operation.notFound) }),
+      401: problemDocumentation('The token is missing, unknown or revoked (once any token exists). Carries `WWW-Authenticate: Bearer realm="marquee"`.'),
+      429: problemDocumentation("The token's rate limit is spent (when rate limits are configured). Carries `Retry-After`."),
+    },
+  };
+}

@@ -1,0 +1,6 @@
+/** The release of Marquee, as package.json names it. */
+import { readFileSync } from 'node:fs';
+
+const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export const PACKAGE_VERSION = manifest.version;

@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { XmlWriter } from '../src/formats/xml-writer.js';
+import { buildApp } from '../src/http/app.js';
+import { LATENCY_BUCKETS } from '../src/http/request-metrics.js';
+import { importFiles } from '../src/import/import-files.js';
+import { LiveCatalogue } from '../src/server/live-catalogue.js';
+import { LiveTokens } from '../src/server/live-tokens.js';
+import { openDatabase } from '../src/store/database.js';
+import { DEMO, atEnd, freshDatabase, startTestApp, tempDir } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+/** One sample of a Prometheus text exposition. */
+interface Sample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/**
+ * Reads a Prometheus text exposition strictly: every sample belongs to a family announced by
+ * HELP and TYPE lines, every line has the right form, and no series appears twice.
+ */
+function parseMetrics(text: string): { readonly samples: Sample[]; readonly types: ReadonlyMap<string, string> } {
+  const types = new Map<string, string>();
+  const helped = new Set<string>();
+  const samples: Sample[] = [];
+  const seen = new Set<string>();
+  assert.ok(text.endsWith('\n'), 'the exposition ends with a newline');
+  for (const line of text.slice(0, -1).split('\n')) {
+    const help = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/.exec(line);
+    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$/.exec(line);
+    if (help?.[1]) helped.add(help[1]);
+    else if (type?.[1] && type[2]) types.set(type[1], type[2]);
+    else {
+      const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|\+Inf|NaN)$/.exec(line);
+      assert.ok(sample?.[1] && sample[3], `a well-formed sample line: ${line}`);
+      const labels: Record<string, string> = {};
+      for (const pair of (sample[2] ?? '').match(/[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"/g) ?? []) {
+        const at = pair.indexOf('=');
+        labels[pair.slice(0, at)] = pair.slice(at + 2, -1);
+      }
+      const family = sample[1].replace(/_(bucket|sum|count)$/, '');
+      const name = types.has(sample[1]) ? sample[1] : family;
+      assert.ok(types.has(name) && helped.has(name), `${sample[1]} follows HELP and TYPE lines`);
+      assert.ok(!seen.has(line.slice(0, line.lastIndexOf(' '))), `one sample per series: ${line}`);
+      seen.add(line.slice(0, line.lastIndexOf(' ')));
+      samples.push({ name: sample[1], labels, value: Number(sample[3].replace('+Inf', 'Infinity')) });
+    }
+  }
+  return { samples, types };
+}
+
+function find(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): Sample[] {
+  return samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+}
+
+function value(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
+  const matching = find(samples, name, labels);
+  assert.ok(matching.length <= 1, `one ${name} ${JSON.stringify(labels)}`);
+  return matching[0]?.value;
+}
+
+describe('GET /healthz and /readyz', () => {
+  test('a loaded server is alive and ready', async () => {
+    const { app } = await startTestApp();
+    const health = await app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(health.statusCode, 200);
+    assert.deepEqual(health.json(), { status: 'alive' });
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 200);
+    assert.deepEqual(ready.json(), { status: 'ready' });
+    assert.equal(ready.headers['cache-control'], 'no-store');
+  });
+
+  test('readiness is 503 until the catalogue is loaded, while the process is alive', async () => {
+    const db = await openDatabase({ kind: 'sqlite', path: await freshDatabase() });
+    await importFiles(db, { customer: 'default', files: [join(DEMO, 'films.json')], replace: true });
+    const live = new LiveCatalogue(db, new XmlWriter());
+    const tokens = new LiveTokens(db);
+    await tokens.refresh();
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache' });
+    atEnd(async () => {
+      await app.close();
+      await db.close();
+    });
+
+    assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    const before = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(before.statusCode, 503);
+    assert.equal(before.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.deepEqual(before.json(), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The catalogue is not loaded yet.' });
+    const xml = await app.inject({ method: 'GET', url: '/readyz', headers: { accept: 'application/xml' } });
+    assert.equal(xml.headers['content-type'], 'application/problem+xml; charset=utf-8');
+    assert.match(xml.body, /<status>503<\/status><detail>The catalogue is not loaded yet\.<\/detail>/);
+
+    await live.refresh();
+    assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+
+  test('readiness is 503 while the database does not answer, and the answers go on', async () => {
+    const { app, db, live } = await startTestApp();
+    await db.close();
+    await assert.rejects(live.refresh());
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.json<Json>()['detail'], 'The database does not answer.');
+    assert.equal((await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).statusCode, 200, 'the loaded catalogue is still served');
+    assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+  });
+
+  test('operations endpoints answer HEAD and need no token header', async () => {
+    const { app } = await startTestApp();
+    for (const url of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']) {
+      const head = await app.inject({ method: 'HEAD', url });
+      assert.equal(head.statusCode, 200, url);
+      assert.equal(head.body, '', url);
+    }
+  });
+});
+
+describe('GET /metrics', () => {
+  test('counts requests and their latency by route pattern and status, in Prometheus text', async () => {
+    const { app } = await startTestApp();
+    const requests: [string, string][] = [
+      ['GET', '/v4/film'],
+      ['GET', '/v4/film'],
+      ['GET', '/V4/Film/'],
+      ['HEAD', '/v4/film'],
+      ['GET', '/v4/film/HO00000101'],
+      ['GET', '/v4/film/NOPE'],
+      ['GET', '/v4/film/NOPE?format=xml'],
+      ['GET', '/v1/filmpackage/1'],
+      ['GET', '/v1/filmpackage/abc'],
+      ['GET', '/nowhere'],
+      ['POST', '/v4/film'],
+    ];
+    for (const [method, url] of requests) await app.inject({ method: method as 'GET', url });
+
+    const response = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+    const { samples, types } = parseMetrics(response.body);
+    assert.equal(types.get('marquee_http_requests_total'), 'counter');
+    assert.equal(types.get('marquee_http_request_duration_seconds'), 'histogram');
+
+    const count = (route: string, status: string): number | undefined => value(samples, 'marquee_http_requests_total', { route, status });
+    assert.equal(count('/v4/film', '200'), 4, 'GET and HEAD, any case, with or without a trailing slash: one route');
+    assert.equal(count('/v4/film/:id', '200'), 1);
+    assert.equal(count('/v4/film/:id', '404'), 2);
+    assert.equal(count('/v1/filmpackage/:id', '200'), 1);
+    assert.equal(count('/v1/filmpackage/:id', '404'), 1);
+    assert.equal(count('unmatched', '404'), 1);
+    assert.equal(count('/v4/film', '405'), 1, 'a wrong method on a catalogue path counts under its route');
+    assert.equal(find(samples, 'marquee_http_requests_total').some((sample) => /NOPE|abc|nowhere|\?/.test(sample.labels['route'] ?? '')), false, 'no raw URL in a label');
+
+    const buckets = find(samples, 'marquee_http_request_duration_seconds_bucket', { route: '/v4/film', status: '200' });
+    assert.deepEqual(buckets.map((bucket) => bucket.labels['le']), [...LATENCY_BUCKETS.map(String), '+Inf']);
+    const counts = buckets.map((bucket) => bucket.value);
+    assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'buckets are cumulative');
+    assert.equal(counts.at(-1), 4);
+    assert.equal(value(samples, 'marquee_http_request_duration_seconds_count', { route: '/v4/film', status: '200' }), 4);
+    const sum = value(samples, 'marquee_http_request_duration_seconds_sum', { route: '/v4/film', status: '200' }) ?? -1;
+    assert.ok(sum > 0 && sum < 5, `a plausible sum of seconds: ${sum}`);
+  });
+
+  test('tells the catalogue version, its age and record counts, and counts reloads as imports arrive', async () => {
+    const { app, db, live } = await startTestApp();
+    const scrape = async () => parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body).samples;
+    let samples = await scrape();
+    const customer = { customer: 'default' };
+    assert.equal(value(samples, 'marquee_catalogue_version', customer), 1);
+    assert.equal(value(samples, 'marquee_catalogue_films', customer), 36);
+    assert.equal(value(samples, 'marquee_catalogue_packages', customer), 8);
+    assert.equal(value(samples, 'marquee_catalogue_reloads_total', customer), 1);
+    assert.equal(value(samples, 'marquee_catalogue_refresh_failures_total'), 0);
+    assert.equal(value(samples, 'marquee_ready'), 1);
+    const age = value(samples, 'marquee_catalogue_age_seconds', customer) ?? -1;
+    assert.ok(age >= 0 && age < 60, `the import just happened: ${age}`);
+
+    const file = join(await tempDir(), 'one-more.json');
+    const film = (await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).json<Json>();
+    await writeFile(file, JSON.stringify({ ...film, Id: 'NEW-1' }));
+    await importFiles(db, { customer: 'default', files: [file], replace: false });
+    await live.refresh();
+    samples = await scrape();
+    assert.equal(value(samples, 'marquee_catalogue_version', customer), 2);
+    assert.equal(value(samples, 'marquee_catalogue_films', customer), 37);
+    assert.equal(value(samples, 'marquee_catalogue_reloads_total', customer), 2);
+    await live.refresh();
+    assert.equal(value(await scrape(), 'marquee_catalogue_reloads_total', customer), 2, 'a look that finds nothing new is not a reload');
+  });
+});
+
+describe('request log', () => {
+  test('one JSON line per request with its id, method, route pattern, status and duration', async () => {
+    const { live, tokens } = await startTestApp();
+    const lines: string[] = [];
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'info', stream: { write: (line) => void lines.push(line) } } });
+    atEnd(() => app.close());
+    await app.fastify.ready();
+    lines.length = 0;
+
+    await app.inject({ method: 'GET', url: '/v4/film/HO00000101?format=xml' });
+    await app.inject({ method: 'GET', url: '/v1/filmpackage/abc' });
+    await app.inject({ method: 'DELETE', url: '/v4/film' });
+    const entries = lines.map((line) => JSON.parse(line) as Json);
+    assert.equal(entries.length, 3, lines.join(''));
+    const [film, missing, refused] = entries as [Json, Json, Json];
+    assert.match(String(film['reqId']), /\S/);
+    assert.equal(film['method'], 'GET');
+    assert.equal(film['route'], '/v4/film/:id');
+    assert.equal(film['status'], 200);
+    assert.equal(typeof film['durationMs'], 'number');
+    assert.equal(film['level'], 30);
+    assert.equal(film['msg'], 'request completed');
+    assert.deepEqual([missing['route'], missing['status']], ['/v1/filmpackage/:id', 404]);
+    assert.deepEqual([refused['route'], refused['status']], ['/v4/film', 405]);
+    assert.notEqual(film['reqId'], missing['reqId']);
+    assert.doesNotMatch(lines.join(''), /HO00000101|format=xml|abc/, 'the route pattern, never the URL');
+  });
+
+  test('a token never shows, even where a request or its headers are logged in full', async () => {
+    const { live, tokens } = await startTestApp();
+    const lines: string[] = [];
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'trace', stream: { write: (line) => void lines.push(line) } } });
+    atEnd(() => app.close());
+    // A route that logs what a careless handler might: the request, its headers, an error holding them.
+    app.fastify.get('/careless', async (request, reply) => {
+      request.log.info({ req: request, headers: request.headers }, 'careless');
+      request.log.warn({ request: { headers: request.headers } }, 'careless again');
+      return reply.send('ok');
+    });
+    const headers = { veeziaccesstoken: 'secret-veezi', authorization: 'Bearer secret-bearer' };
+    await app.inject({ method: 'GET', url: '/careless?access_token=secret-query', headers });
+    await app.inject({ method: 'GET', url: '/v4/film/NOPE?access_token=secret-query', headers });
+    const log = lines.join('');
+    assert.match(log, /"msg":"careless"/);
+    assert.match(log, /"path":"\/careless"/, 'a logged request shows its path');
+    assert.match(log, /\[redacted\]/);
+    assert.doesNotMatch(log, /secret/);
+  });
+
+  test('--log-level quiets the request lines', async () => {
+    const { live, tokens } = await startTestApp();
+    const lines: string[] = [];
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'warn', stream: { write: (line) => void lines.push(line) } } });
+    atEnd(() => app.close());
+    await app.inject({ method: 'GET', url: '/v4/film' });
+    assert.deepEqual(lines, []);
+  });
+});

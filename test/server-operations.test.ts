@@ -1,0 +1,287 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readFile, writeFile } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SERVE_COMMAND } from '../src/cli/serve-command.js';
+import { SETTINGS } from '../src/config.js';
+import { DEMO, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const times = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
+
+/** A GET on a connection of its own, closed after the answer. */
+function get(port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    request.on('error', reject).end();
+  });
+}
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** What a server writes on a raw connection until it closes it, and when it did. */
+function collect(socket: Socket): Promise<{ readonly text: string; readonly closedAt: number }> {
+  let text = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  return once(socket, 'close').then(() => ({ text, closedAt: Date.now() }));
+}
+
+/** Sends a request a few bytes at a time over `ms`, then reads the answer up to the server's close. */
+async function trickle(port: number, path: string, ms: number): Promise<Answer> {
+  const socket = await open(port);
+  const received = collect(socket);
+  const head = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/xml\r\nX-Padding: ${'p'.repeat(20)}\r\n\r\n`;
+  const pieces = 10;
+  const size = Math.ceil(head.length / pieces);
+  for (let index = 0; index < pieces; index++) {
+    socket.write(head.slice(index * size, (index + 1) * size));
+    await delay(ms / pieces);
+  }
+  const { text } = await received;
+  const [statusLine = '', ...rest] = text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+  const headers = Object.fromEntries(rest.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(text.indexOf('\r\n\r\n') + 4) };
+}
+
+describe('graceful shutdown', () => {
+  test('SIGTERM stops accepting, lets the requests in flight finish, and exits 0', async () => {
+    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
+    // Requests whose request line and headers arrive over 800 ms: in flight when the signal comes.
+    const slow = times(4, () => trickle(server.port, '/v4/film', 800));
+    const readiness = trickle(server.port, '/readyz', 800);
+    const quick = times(30, () => get(server.port, '/v1/filmpackage'));
+    await delay(300);
+    server.child.kill('SIGTERM');
+    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), 2000);
+    await delay(50);
+    await assert.rejects(open(server.port), /ECONNREFUSED/, 'no new connection is accepted while requests finish');
+
+    for (const answer of await Promise.all(slow)) {
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers['connection'], 'close', 'a connection answered during the drain is closed after its answer');
+      assert.match(answer.body, /^<ArrayOfFilm [^>]*>.*<\/ArrayOfFilm>$/s);
+      assert.equal(Buffer.byteLength(answer.body), Number(answer.headers['content-length']));
+    }
+    for (const answer of await Promise.all(quick)) assert.equal(answer.status, 200);
+    const notReady = await readiness;
+    assert.equal(notReady.status, 503, 'a server shutting down is not ready');
+    assert.match(notReady.body, /<detail>The server is shutting down\.<\/detail>/);
+    assert.equal(await server.exited, 0);
+    assert.ok(server.logs.some((entry) => entry['msg'] === 'stopped'));
+    const warnings = server.logs.filter((entry) => (entry['level'] as number) >= 40 && !String(entry['msg']).startsWith('no access token exists'));
+    assert.deepEqual(warnings, [], 'nothing went wrong on the way');
+  });
+
+  test('a slow download in progress at SIGTERM completes, and the server exits right after it', async () => {
+    // A catalogue whose film list (about 10 MB) is far more than the socket buffers hold, so its
+    // answer stays in flight while the client does not read.
+    const [film] = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Record<string, unknown>[];
+    const films = times(100, (index) => ({ ...film, Id: `BIG-${index}`, DisplaySequence: index, Synopsis: `${index} `.repeat(50_000) }));
+    const seed = join(await tempDir(), 'big.json');
+    await writeFile(seed, JSON.stringify(films));
+    const server = await serve(['--database', await freshDatabase(), '--seed', seed, '--keep-alive-timeout', '20000']);
+
+    const socket = await open(server.port);
+    const chunks: Buffer[] = [];
+    const closed = once(socket, 'close');
+    socket.on('data', (chunk: Buffer) => {
+      // The client stops reading after the first chunk, as a slow one would.
+      if (chunks.length === 0) socket.pause();
+      chunks.push(chunk);
+    });
+    socket.write('GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await waitFor(() => chunks.length > 0, 2000);
+    server.child.kill('SIGTERM');
+    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), 2000);
+    await delay(200);
+    await assert.rejects(open(server.port), /ECONNREFUSED/);
+    assert.equal(server.child.exitCode, null, 'the server waits for the download');
+
+    socket.resume();
+    await closed;
+    const closedAt = Date.now();
+    const answer = Buffer.concat(chunks).toString('utf8');
+    const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(answer)?.[1]);
+    assert.ok(length > 8_000_000, `a large answer: ${length} bytes`);
+    assert.equal(Buffer.byteLength(answer.slice(answer.indexOf('\r\n\r\n') + 4)), length, 'the whole body arrived');
+    assert.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown[]).length, 100);
+    assert.equal(await server.exited, 0);
+    assert.ok(Date.now() - closedAt < 3000, 'the keep-alive connection was not kept open after its answer');
+    const warnings = server.logs.filter((entry) => (entry['level'] as number) >= 40 && !String(entry['msg']).startsWith('no access token exists'));
+    assert.deepEqual(warnings, []);
+  });
+
+  test('--shutdown-timeout cuts a request that does not finish in time, and the server still exits 0', async () => {
+    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO, '--shutdown-timeout', '300']);
+    const stuck = await open(server.port);
+    const cut = collect(stuck);
+    stuck.write('GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    await delay(100);
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    const took = Date.now() - signalled;
+    assert.ok(took >= 250 && took < 5000, `exited ${took} ms after the signal`);
+    assert.ok((await cut).closedAt - signalled < 5000);
+    assert.ok(server.logs.some((entry) => /shutdown timeout/.test(String(entry['msg'])) && entry['level'] === 40));
+  });
+});
+
+describe('a hardened server', () => {
+  let server: ServerProcess;
+  const tokenHeaders = { VeeziAccessToken: 'secret-veezi-token', Authorization: 'Bearer secret-bearer-token' };
+
+  before(async () => {
+    server = await serve([
+      '--database', await freshDatabase(),
+      '--seed', DEMO,
+      '--log-level', 'trace',
+      '--headers-timeout', '500',
+      '--request-timeout', '1000',
+      '--keep-alive-timeout', '300',
+      '--max-requests-per-socket', '3',
+      '--max-header-size', '2048',
+    ]);
+  });
+
+  after(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  test('slowloris clients are cut off after the headers timeout while other requests keep succeeding', async () => {
+    const slowClients = times(20, async () => {
+      const socket = await open(server.port);
+      const received = collect(socket);
+      const opened = Date.now();
+      socket.write(`GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\nVeeziAccessToken: ${tokenHeaders.VeeziAccessToken}\r\nX-Slow: `);
+      // One byte every 50 ms, never finishing the headers.
+      const dripping = setInterval(() => socket.writable && socket.write('a'), 50);
+      const { text, closedAt } = await received;
+      clearInterval(dripping);
+      return { text, heldMs: closedAt - opened };
+    });
+
+    let answered = 0;
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {
+      const answer = await get(server.port, '/v4/film/HO00000101', tokenHeaders);
+      assert.equal(answer.status, 200);
+      answered += 1;
+    }
+    assert.ok(answered >= 10, `${answered} requests answered while the slow clients held on`);
+
+    for (const { text, heldMs } of await Promise.all(slowClients)) {
+      assert.ok(heldMs >= 450 && heldMs < 2500, `a slow client was cut after ${heldMs} ms`);
+      assert.match(text, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.match(text, /Content-Type: application\/problem\+json; charset=utf-8\r\n/);
+      assert.match(text, /\r\n\r\n\{"type":"about:blank","title":"Request Timeout","status":408,"detail":"The request did not arrive in time\."\}$/);
+    }
+    const metrics = await get(server.port, '/metrics');
+    assert.match(metrics.body, /^marquee_http_connections_cut_total\{status="408"\} 20$/m);
+  });
+
+  test('headers larger than --max-header-size answer 431 with a problem', async () => {
+    const socket = await open(server.port);
+    const received = collect(socket);
+    socket.write(`GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${tokenHeaders.Authorization}\r\nX-Big: ${'b'.repeat(3000)}\r\n\r\n`);
+    const { text } = await received;
+    assert.match(text, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    assert.match(text, /"status":431/);
+    assert.equal((await get(server.port, '/v4/film', { 'X-Fits': 'b'.repeat(1000) })).status, 200);
+  });
+
+  test('a keep-alive connection closes after --max-requests-per-socket answers, or after --keep-alive-timeout idle', async () => {
+    const socket = await open(server.port);
+    const received = collect(socket);
+    let text = '';
+    socket.on('data', (chunk: string) => (text += chunk));
+    for (let index = 1; index <= 3; index++) {
+      socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await waitFor(() => (text.match(/\{"status":"alive"\}/g) ?? []).length === index, 2000);
+    }
+    const { text: all } = await received;
+    assert.deepEqual(all.match(/^Connection: \S+/gim), ['Connection: keep-alive', 'Connection: keep-alive', 'Connection: close']);
+
+    const idle = await open(server.port);
+    const closed = collect(idle);
+    idle.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const answeredAt = Date.now();
+    const { closedAt } = await closed;
+    assert.ok(closedAt - answeredAt >= 250 && closedAt - answeredAt < 2000, `idle for ${closedAt - answeredAt} ms`);
+  });
+
+  test('no token ever reaches the log, whatever the request', async () => {
+    const tokens = [tokenHeaders.VeeziAccessToken, 'secret-bearer-token', 'secret-query-token'];
+    await get(server.port, '/v4/film/HO00000101', tokenHeaders);
+    await get(server.port, '/v4/film/NOPE?access_token=secret-query-token', tokenHeaders);
+    await get(server.port, '/nowhere?token=secret-query-token', tokenHeaders);
+    const malformed = await open(server.port);
+    const done = collect(malformed);
+    malformed.write(`GET /v4/film?access_token=secret-query-token HTTP/1.1\r\nHost: 127.0.0.1\r\nVeeziAccessToken: ${tokenHeaders.VeeziAccessToken}\r\nBroken header\r\n\r\n`);
+    assert.match((await done).text, /^HTTP\/1\.1 400 Bad Request/);
+    // The last request's line comes after every line before it.
+    const healthLines = () => server.logs.filter((entry) => entry['route'] === '/healthz').length;
+    const before = healthLines();
+    await get(server.port, '/healthz');
+    await waitFor(() => healthLines() > before, 2000);
+
+    const log = server.output.join('\n');
+    assert.ok(server.logs.some((entry) => entry['route'] === '/v4/film/:id' && entry['status'] === 404), 'the requests were logged');
+    assert.ok(server.logs.some((entry) => entry['msg'] === 'connection cut' && entry['status'] === 400), 'so were the connections cut');
+    for (const token of tokens) {
+      assert.ok(!log.includes(token), `${token} is not in the log`);
+      // Not even as the bytes of a logged buffer, such as the raw packet of a client error.
+      assert.ok(!log.includes([...Buffer.from(token)].join(',')), `${token} is not in the log as bytes`);
+    }
+  });
+});
+
+describe('serve settings', () => {
+  test('every setting of serve is a flag and an environment variable, and --help lists them', async () => {
+    const help = await runCli(['serve', '--help']);
+    assert.equal(help.status, 0);
+    for (const name of SERVE_COMMAND.settings) {
+      const setting = SETTINGS[name];
+      assert.ok('env' in setting, `${setting.flag} has an environment variable`);
+      assert.match(help.stdout, new RegExp(`--${setting.flag} ${setting.valueName} .*\\(env ${setting.env}\\)(; default |$)`, 'm'), setting.flag);
+    }
+  });
+
+  test('a bad value stops serve with one line naming the flag or variable, exit status 2', async () => {
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [['--headers-timeout', 'soon'], {}, /^marquee: --headers-timeout must be an integer from 1 to 3600000, got 'soon'$/],
+      [[], { MARQUEE_REQUEST_TIMEOUT: '0' }, /^marquee: MARQUEE_REQUEST_TIMEOUT must be an integer from 1 to 3600000, got '0'$/],
+      [[], { MARQUEE_IDLE_TIMEOUT: '1.5' }, /^marquee: MARQUEE_IDLE_TIMEOUT must be an integer/],
+      [['--keep-alive-timeout', '0'], {}, /^marquee: --keep-alive-timeout must be an integer from 1 to 3600000, got '0'$/],
+      [[], { MARQUEE_MAX_REQUESTS_PER_SOCKET: 'lots' }, /^marquee: MARQUEE_MAX_REQUESTS_PER_SOCKET must be an integer from 0/],
+      [['--max-header-size', '100'], {}, /^marquee: --max-header-size must be an integer from 1024 to 1048576, got '100'$/],
+      [[], { MARQUEE_SHUTDOWN_TIMEOUT: 'never' }, /^marquee: MARQUEE_SHUTDOWN_TIMEOUT must be an integer from 0/],
+      [['--headers-timeout', '5000', '--request-timeout', '1000'], {}, /^marquee: --headers-timeout \(MARQUEE_HEADERS_TIMEOUT\) must be at most --request-timeout \(1000\), got '5000'$/],
+    ];
+    for (const [args, env, expected] of cases) {
+      const result = await runCli(['serve', '--database', await freshDatabase(), ...args], env);
+      assert.equal(result.status, 2, args.join(' ') || JSON.stringify(env));
+      assert.match(result.stderr.trim(), expected);
+      assert.equal(result.stderr.trim().split('\n').length, 1);
+    }
+  });
+});
