@@ -132,10 +132,13 @@ function rssMegabytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-function runCli(args: readonly string[]): void {
+function runCli(args: readonly string[]): string {
   const result = spawnSync('taskset', ['-c', '1', process.execPath, MARQUEE, ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`marquee ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
 }
+
+const AUTHENTICATED = 'one film, token';
 
 async function benchSize(films: number, work: string): Promise<{ results: ScenarioResult[]; readyMs: number; rssMb: number; reload?: { reloadMs: number; maxLatencyMs: number; p99Ms: number } }> {
   const catalogue = join(work, `catalogue-${films}`);
@@ -166,11 +169,19 @@ async function benchSize(films: number, work: string): Promise<{ results: Scenar
     { name: 'one package', path: '/v1/filmpackage/1', headers: {} },
     { name: '304 revalidation', path: film, headers: { 'if-none-match': etag } },
     { name: '404', path: '/v4/film/NO-SUCH-FILM', headers: {} },
+    // Last: it issues a token, which closes the service to requests without one.
+    { name: AUTHENTICATED, path: film, headers: {} },
   ];
 
   const results: ScenarioResult[] = [];
   try {
     for (const scenario of scenarios) {
+      if (scenario.name === AUTHENTICATED) {
+        // Issuing the first token closes the service: from here on every request needs one.
+        const token = runCli(['token', 'create', '--database', database, '--customer', 'default']).trim();
+        (scenario.headers as Record<string, string>)['veeziaccesstoken'] = token;
+        await sleep(1000);
+      }
       const response = await capture(MARQUEE_PORT, scenario);
       await wrk(MARQUEE_PORT, scenario, 1); // warm-up
       const marquee = await wrk(MARQUEE_PORT, scenario);
@@ -193,7 +204,7 @@ async function benchSize(films: number, work: string): Promise<{ results: Scenar
     if (films >= 1000) {
       const next = join(work, `catalogue-${films}-b`);
       await writeSyntheticCatalogue({ films, directory: next, edition: 2 });
-      const load = wrk(MARQUEE_PORT, scenarios[0] as Scenario, 6, 16);
+      const load = wrk(MARQUEE_PORT, scenarios.at(-1) as Scenario, 6, 16);
       await sleep(2000);
       runCli(['import', '--database', database, '--replace', next]);
       const during = await load;
@@ -211,7 +222,7 @@ function formatRow(result: ScenarioResult): string {
   const { marquee, ceiling } = result;
   return [
     String(result.films).padStart(5),
-    result.scenario.padEnd(17),
+    result.scenario.padEnd(18),
     `${marquee.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
     `p50 ${marquee.p50Ms.toFixed(2).padStart(6)} ms`,
     `p99 ${marquee.p99Ms.toFixed(2).padStart(6)} ms`,

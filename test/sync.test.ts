@@ -101,6 +101,25 @@ describe('marquee sync', () => {
     assert.equal(await exported(local), before);
   });
 
+  test('films listed without DisplaySequence, as the original service lists them, are read one by one', async () => {
+    const singles: string[] = [];
+    const original = await proxy(upstream.url, (request, response) => {
+      if (request.url?.startsWith('/v4/film/')) singles.push(request.url);
+      if (request.url !== '/v4/film') return false;
+      void fetch(`${upstream.url}/v4/film`).then(async (answer) => {
+        const films = (await answer.json()) as Json[];
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(films.map(({ DisplaySequence: _omitted, ...film }) => film)));
+      });
+      return true;
+    });
+    const local = await freshDatabase();
+    const result = await runCli(['sync', '--database', local, '--from', original]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(singles.length, 36);
+    assert.equal(await exported(local), await exported(upstreamDatabase));
+  });
+
   test('transient failures are tried again with backoff', async () => {
     let failures = 3;
     const flaky = await proxy(upstream.url, (_request, response) => {

@@ -24,3 +24,16 @@ export function describeValue(value: RawValue | undefined): string {
   const text = JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** Writes a raw record back as JSON, numbers exactly as they were read. */
+export function rawToJson(value: RawValue): string {
+  if (value instanceof NumberText) return value.text;
+  if (Array.isArray(value)) return `[${(value as readonly RawValue[]).map(rawToJson).join(',')}]`;
+  if (isRawRecord(value)) {
+    return `{${Object.entries(value)
+      .filter((entry): entry is [string, RawValue] => entry[1] !== undefined)
+      .map(([name, member]) => `${JSON.stringify(name)}:${rawToJson(member)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -4,14 +4,17 @@
  * failure at any point leaves the catalogue as it was. ETags make an unchanged upstream cost two
  * 304 answers and nothing else.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isRawRecord, rawToJson, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
+import { readRecords } from '../formats/record-readers.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { loadSyncSource, saveSyncSource, type SyncSource } from '../store/sync-repository.js';
@@ -98,6 +101,41 @@ async function withRetries<T>(options: SyncOptions, attempt: () => Promise<T>): 
   }
 }
 
+/**
+ * The original service's film list leaves DisplaySequence out (its single-film answer has it):
+ * each film without one is read on its own, and the list is written again with it.
+ */
+async function completeFilms(file: string, base: string, options: SyncOptions, directory: string): Promise<void> {
+  const lacksSequence = (raw: RawValue): raw is RawRecord => isRawRecord(raw) && raw['DisplaySequence'] === undefined && typeof raw['Id'] === 'string';
+  let incomplete = false;
+  for await (const { raw } of readRecords(createReadStream(file), file)) {
+    if (lacksSequence(raw)) {
+      incomplete = true;
+      break;
+    }
+  }
+  if (!incomplete) return;
+  const single = join(directory, 'film.json');
+  const completed = `${file}.complete`;
+  const out = createWriteStream(completed);
+  let separator = '[';
+  for await (const { raw } of readRecords(createReadStream(file), file)) {
+    let record = raw;
+    if (lacksSequence(raw)) {
+      const url = `${base}/v4/film/${encodeURIComponent(raw['Id'] as string)}`;
+      await withRetries(options, () => download(url, options, null, single));
+      for await (const { raw: detail } of readRecords(createReadStream(single), url)) {
+        if (isRawRecord(detail)) record = { ...raw, DisplaySequence: detail['DisplaySequence'] };
+      }
+    }
+    if (!out.write(`${separator}${rawToJson(record)}`)) await once(out, 'drain');
+    separator = ',';
+  }
+  out.end(separator === '[' ? '[]' : ']');
+  await once(out, 'finish');
+  await rename(completed, file);
+}
+
 export async function syncOnce(db: SqlClient, options: SyncOptions): Promise<SyncResult> {
   const base = options.from.replace(/\/+$/, '');
   const source = await loadSyncSource(db, options.customer, base);
@@ -114,6 +152,7 @@ export async function syncOnce(db: SqlClient, options: SyncOptions): Promise<Syn
       return answers.every((answer) => answer.notModified) || answers.every((answer) => !answer.notModified) ? answers : fetchAll(false);
     });
     if (downloads.every((d) => d.notModified)) return { unchanged: true };
+    await completeFilms(files[0] as string, base, options, directory);
     const result = await importFiles(db, { customer: options.customer, files, replace: true });
     await saveSyncSource(db, options.customer, base, {
       filmsEtag: downloads[0]?.etag ?? null,
