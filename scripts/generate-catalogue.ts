@@ -28,7 +28,7 @@ export interface SyntheticCatalogueOptions {
 }
 
 /** mulberry32: small, fast and good enough to vary test data reproducibly. */
-function random(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -128,9 +128,9 @@ export async function writeSyntheticCatalogue(options: SyntheticCatalogueOptions
   await mkdir(options.directory, { recursive: true });
   const filmsFile = join(options.directory, `films.${format}`);
   const packagesFile = join(options.directory, `filmpackages.${format}`);
-  const filmRandom = random(seed);
+  const filmRandom = seededRandom(seed);
   await writeList(filmsFile, FILM_SHAPE, format, options.films, (index) => syntheticFilm(index, filmRandom, options.edition ?? 0));
-  const packageRandom = random(seed + 1);
+  const packageRandom = seededRandom(seed + 1);
   await writeList(packagesFile, PACKAGE_SHAPE, format, options.films > 0 ? packages : 0, (index) => syntheticPackage(index, options.films, packageRandom));
   return [filmsFile, packagesFile];
 }

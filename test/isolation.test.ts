@@ -11,21 +11,10 @@ import { test } from 'node:test';
 import { compareCodePoints } from '../src/catalogue/code-points.js';
 import { issueToken, revokeToken } from '../src/access/manage-tokens.js';
 import { importFiles } from '../src/import/import-files.js';
+import { seededRandom as random } from '../scripts/generate-catalogue.js';
 import { DEMO, parseXmlAnswer, startTestApp, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
-
-/** mulberry32: small, fast and good enough to draw test cases from a seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FILM_IDS = ['F1', 'F2', 'F3', 'F4', 'F5', 'F6'];
 const PACKAGE_IDS = [1, 2, 3, 4, 5];

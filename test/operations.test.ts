@@ -8,7 +8,7 @@ import { LATENCY_BUCKETS } from '../src/http/request-metrics.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
-import { openDatabase } from '../src/store/database.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { DEMO, atEnd, freshDatabase, startTestApp, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -77,7 +77,7 @@ describe('GET /healthz and /readyz', () => {
   });
 
   test('readiness is 503 until the catalogue is loaded, while the process is alive', async () => {
-    const db = await openDatabase({ kind: 'sqlite', path: await freshDatabase() });
+    const db = await openDatabase(parseDatabaseSpec(await freshDatabase()));
     await importFiles(db, { customer: 'default', files: [join(DEMO, 'films.json')], replace: true });
     const live = new LiveCatalogue(db, new XmlWriter());
     const tokens = new LiveTokens(db);

@@ -189,9 +189,10 @@ export class PostgresClient implements SqlClient {
     };
   }
 
+  /** Closes the pool; closing again does nothing, as with SQLite. */
   async close(): Promise<void> {
     await Promise.all([...this.listeners].map((listener) => listener.close()));
     this.listeners.clear();
-    await this.pool.end();
+    if (!this.pool.ended) await this.pool.end();
   }
 }
