@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,9 +92,9 @@ async function waitUntilAnswering(port: number, path = '/v4/film'): Promise<void
   throw new Error(`nothing answered on port ${port}`);
 }
 
-function pinned(core: number, args: readonly string[], logs?: (line: string) => void): ChildProcess {
-  const child = spawn('taskset', ['-c', String(core), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  child.stdout?.setEncoding('utf8').on('data', (text: string) => text.split('\n').forEach((line) => line && logs?.(line)));
+function pinned(core: number, args: readonly string[], output: 'pipe' | number, onLine?: (line: string) => void): ChildProcess {
+  const child = spawn('taskset', ['-c', String(core), ...args], { stdio: ['ignore', output, 'inherit'] });
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => text.split('\n').forEach((line) => line && onLine?.(line)));
   return child;
 }
 
@@ -146,15 +146,15 @@ async function benchSize(films: number, work: string): Promise<{ results: Scenar
   await writeSyntheticCatalogue({ films, directory: catalogue });
   runCli(['import', '--database', database, catalogue]);
 
-  const logs: Record<string, unknown>[] = [];
+  // The log goes to a file, as an operator's would: read through a pipe, it would take the
+  // load generator's core.
+  const logFile = join(work, `server-${films}.log`);
+  const logHandle = await open(logFile, 'w');
   const started = performance.now();
-  const server = pinned(0, [process.execPath, MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT), '--log-level', 'info'], (line) => {
-    try {
-      logs.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // Not a log line.
-    }
-  });
+  const server = pinned(0, [process.execPath, MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT)], logHandle.fd);
+  await logHandle.close();
+  const logs = async (): Promise<Record<string, unknown>[]> =>
+    (await readFile(logFile, 'utf8')).split('\n').filter((line) => line.includes('catalogue loaded')).map((line) => JSON.parse(line) as Record<string, unknown>);
   await waitUntilAnswering(MARQUEE_PORT);
   const readyMs = performance.now() - started;
   const rssMb = rssMegabytes(server.pid as number);
@@ -189,7 +189,7 @@ async function benchSize(films: number, work: string): Promise<{ results: Scenar
       await writeFile(responseFile, JSON.stringify(response));
       let ceilingReady: () => void = () => {};
       const listening = new Promise<void>((resolve) => (ceilingReady = resolve));
-      const ceilingServer = pinned(0, [process.execPath, CEILING, responseFile, String(CEILING_PORT)], (line) => line === 'ready' && ceilingReady());
+      const ceilingServer = pinned(0, [process.execPath, CEILING, responseFile, String(CEILING_PORT)], 'pipe', (line) => line === 'ready' && ceilingReady());
       await listening;
       await wrk(CEILING_PORT, scenario, 1);
       const ceiling = await wrk(CEILING_PORT, scenario);
@@ -208,7 +208,7 @@ async function benchSize(films: number, work: string): Promise<{ results: Scenar
       await sleep(2000);
       runCli(['import', '--database', database, '--replace', next]);
       const during = await load;
-      const loaded = logs.filter((entry) => entry['msg'] === 'catalogue loaded').at(-1);
+      const loaded = (await logs()).at(-1);
       reload = { reloadMs: Number(loaded?.['durationMs']), maxLatencyMs: during.maxMs, p99Ms: during.p99Ms };
       console.log(`reload of ${films} films: ${reload.reloadMs} ms; under load (16 connections) p99 ${reload.p99Ms.toFixed(2)} ms, slowest request ${reload.maxLatencyMs.toFixed(2)} ms`);
     }

@@ -12,7 +12,7 @@ import type { Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Admit } from './authenticate.js';
 import type { CorsPolicy } from './cors.js';
-import { HttpError } from './http-error.js';
+import { HttpError, type Problem } from './http-error.js';
 import { formatParameter, requestedMediaType, type MediaType } from './media-types.js';
 import { problemResponse, type PreparedResponse } from './problem.js';
 import type { RequestMetrics, RouteMetrics } from './request-metrics.js';
@@ -47,6 +47,10 @@ const CATALOGUE_PATH = /^\/(v4\/film|v1\/filmpackage)(?:\/([^/]+))?\/?$/i;
 
 /** The route patterns of the catalogue paths, as metrics and logs name them. */
 const ROUTES = { filmList: '/v4/film', film: '/v4/film/:id', packageList: '/v1/filmpackage', package: '/v1/filmpackage/:id' } as const;
+
+function notFound(detail: string): Problem {
+  return { status: 404, title: 'Not Found', detail, headers: {} };
+}
 
 /** Quotes what a client sent in a problem detail, cut short when it is long. */
 function quote(text: string): string {
@@ -95,12 +99,13 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     options.log().info({ reqId: `cat-${(++requests).toString(36)}`, method: request.method, route: ROUTES[route], status, durationMs: Math.round(milliseconds * 1000) / 1000 }, 'request completed');
   }
 
-  function find(catalogue: PublishedCatalogue, isFilm: boolean, segment: string | undefined): Representations | HttpError {
+  /** The answers for the path, or the problem of an id that names no record (not thrown: a 404 is common, a stack trace costly). */
+  function find(catalogue: PublishedCatalogue, isFilm: boolean, segment: string | undefined): Representations | Problem {
     if (segment === undefined) return isFilm ? catalogue.filmList() : catalogue.packageList();
     const { id, valid } = decodeSegment(segment);
-    if (isFilm) return (valid && catalogue.film(id)) || HttpError.notFound(`No film has the id ${quote(id)}.`);
+    if (isFilm) return (valid && catalogue.film(id)) || notFound(`No film has the id ${quote(id)}.`);
     const packageId = valid ? parsePackageId(id) : undefined;
-    return (packageId !== undefined && catalogue.package(packageId)) || HttpError.notFound(`No film package has the id ${quote(id)}.`);
+    return (packageId !== undefined && catalogue.package(packageId)) || notFound(`No film package has the id ${quote(id)}.`);
   }
 
   function represent(request: IncomingMessage, representations: Representations, media: MediaType): PreparedResponse {
@@ -135,7 +140,7 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     }
     const admission = options.admit(request);
     const found = find(catalogues.published(admission.customer), isFilm, segment);
-    return { answer: found instanceof HttpError ? problemResponse(found, media.format) : represent(request, found, media), headers: admission.headers };
+    return { answer: 'detail' in found ? problemResponse(found, media.format) : represent(request, found, media), headers: admission.headers };
   }
 
   return (request, response) => {

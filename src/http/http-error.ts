@@ -1,5 +1,13 @@
-/** An error that answers a request with a status and a problem body (RFC 9457). */
-export class HttpError extends Error {
+/** What a problem answer (RFC 9457) says: a status, its title, a detail, and headers it needs. */
+export interface Problem {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** An error that answers a request with a status and a problem body. */
+export class HttpError extends Error implements Problem {
   constructor(
     readonly status: number,
     readonly title: string,

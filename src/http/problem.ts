@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { replaceXmlUnsafeCharacters } from '../catalogue/code-points.js';
 import type { FormatName } from '../formats/representation.js';
 import { escapeXmlText } from '../formats/xml-text.js';
-import type { HttpError } from './http-error.js';
+import type { Problem } from './http-error.js';
 
 export const PROBLEM_NAMESPACE = 'urn:ietf:rfc:7807';
 
@@ -13,7 +13,7 @@ export interface PreparedResponse {
   readonly body: Buffer;
 }
 
-function problemBody(format: FormatName, error: HttpError): string {
+function problemBody(format: FormatName, error: Problem): string {
   if (format === 'json') return JSON.stringify({ type: 'about:blank', title: error.title, status: error.status, detail: error.detail });
   // A detail may quote what the client sent; XML cannot carry every character it might hold.
   const detail = replaceXmlUnsafeCharacters(error.detail);
@@ -25,7 +25,7 @@ function problemBody(format: FormatName, error: HttpError): string {
 }
 
 /** The whole answer for an error, in the negotiated format. */
-export function problemResponse(error: HttpError, format: FormatName): PreparedResponse {
+export function problemResponse(error: Problem, format: FormatName): PreparedResponse {
   const body = Buffer.from(problemBody(format, error), 'utf8');
   return {
     status: error.status,
