@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import { DEMO, freshDatabase, runCli, serve, tempDir, waitFor } from './helpers.js';
 
 test('serve answers on a real port, follows imports, and stops cleanly on SIGTERM', async () => {
@@ -45,4 +46,32 @@ test('a second start with --seed keeps the catalogue it already has', async () =
     server.child.kill('SIGTERM');
     await once(server.child, 'exit');
   }
+});
+
+test('while a server reloads, no request fails and each answer is wholly the old or the new catalogue', async () => {
+  const database = await freshDatabase();
+  const before = await writeSyntheticCatalogue({ films: 3000, directory: join(await tempDir(), 'before'), seed: 11 });
+  const after = await writeSyntheticCatalogue({ films: 3000, directory: join(await tempDir(), 'after'), seed: 11, edition: 2 });
+  assert.equal((await runCli(['import', '--database', database, ...before])).status, 0);
+  const server = await serve(['--database', database]);
+  const oldList = await (await fetch(`${server.url}/v4/film`)).text();
+
+  let importing = true;
+  const answers: string[] = [];
+  const load = (async () => {
+    while (importing) {
+      const response = await fetch(`${server.url}/v4/film`);
+      assert.equal(response.status, 200);
+      answers.push(await response.text());
+    }
+  })();
+  assert.equal((await runCli(['import', '--database', database, '--replace', ...after])).status, 0);
+  await waitFor(async () => answers.length > 0 && answers.at(-1) !== oldList, 5000);
+  importing = false;
+  await load;
+  const newList = answers.at(-1);
+  assert.notEqual(newList, oldList);
+  assert.ok(answers.every((answer) => answer === oldList || answer === newList), 'every answer is one whole catalogue');
+  server.child.kill('SIGTERM');
+  await server.exited;
 });

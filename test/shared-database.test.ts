@@ -74,7 +74,9 @@ test('a server answers from its last catalogue while its database is away, and c
   await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
   await administerPostgres(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
   await waitFor(async () => polling.logs.some((entry) => /the database does not answer/.test(String(entry['msg']))), 3000);
-  // Readiness: /readyz answers 503 here.
+  const ready = await fetch(`${polling.url}/readyz`);
+  assert.equal(ready.status, 503);
+  assert.equal(((await ready.json()) as Record<string, unknown>)['detail'], 'The database does not answer.');
   for (const server of [polling, listening]) {
     for (let i = 0; i < 3; i++) {
       const response = await fetch(`${server.url}/v4/film`);
@@ -85,7 +87,7 @@ test('a server answers from its last catalogue while its database is away, and c
 
   await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
   await waitFor(async () => polling.logs.some((entry) => entry['msg'] === 'the database answers again'), 3000);
-  // Readiness: /readyz answers 200 again here.
+  assert.equal((await fetch(`${polling.url}/readyz`)).status, 200);
   await retitle(database, 'Nosferatu (after the outage)');
   const id = demoFilms[0]?.['Id'] as string;
   await Promise.all([polling, listening].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (after the outage)', 3000)));
