@@ -81,7 +81,6 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-
 export function createCatalogueHandler(options: CatalogueHandlerOptions): CatalogueHandler {
   const { catalogues, cacheControl } = options;
   const routeMetrics: Readonly<Record<keyof typeof ROUTES, RouteMetrics>> = {
