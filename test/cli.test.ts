@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { DEMO, freshDatabase, runCli, tempDir } from './helpers.js';
+import { DEMO, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,13 +22,6 @@ async function writeJson(name: string, value: unknown): Promise<string> {
   return file;
 }
 
-/** The catalogue as its export files: the API's own list answers. */
-async function exported(database: string, format = 'json'): Promise<{ films: string; packages: string }> {
-  const out = join(await tempDir(), 'export');
-  const result = await runCli(['export', '--database', database, '--out', out, '--format', format]);
-  assert.equal(result.status, 0, result.stderr);
-  return { films: await readFile(join(out, `films.${format}`), 'utf8'), packages: await readFile(join(out, `filmpackages.${format}`), 'utf8') };
-}
 
 async function demoDatabase(): Promise<string> {
   const database = await freshDatabase();
@@ -46,24 +39,24 @@ describe('marquee import', () => {
       result.stdout,
       new RegExp(`^Imported ${demoFilms.length} films and ${demoPackages.length} packages for customer 'default' in [\\d.]+ s \\(\\d+ records/s\\): films ${demoFilms.length} added, 0 changed, 0 removed, 0 unchanged; packages ${demoPackages.length} added, 0 changed, 0 removed, 0 unchanged; catalogue version 1\\.$`, 'm'),
     );
-    const { films } = await exported(database);
+    const { films } = await exportCatalogue(database);
     assert.equal((JSON.parse(films) as unknown[]).length, demoFilms.length);
   });
 
   test('refuses a film whose ShortName has 11 characters, naming film and field, and changes nothing', async () => {
     const database = await demoDatabase();
-    const before = await exported(database);
+    const before = await exportCatalogue(database);
     const bad: Json = { ...demoFilms[0], Title: 'Changed', ShortName: 'Nosferatu!!' };
     const result = await runCli(['import', '--database', database, await writeJson('short-name.json', [demoFilms[1], bad])]);
     assert.equal(result.status, 1);
     assert.match(result.stderr, new RegExp(`short-name\\.json: record 2 \\(id "${String(bad['Id'])}"\\): ShortName: must be at most 10 characters \\(has 11\\), got "Nosferatu!!"`));
     assert.match(result.stderr, /nothing was changed/);
-    assert.deepEqual(await exported(database), before);
+    assert.deepEqual(await exportCatalogue(database), before);
   });
 
   test('reports every problem of every file, with file, record, id, field and rule', async () => {
     const database = await demoDatabase();
-    const before = await exported(database);
+    const before = await exportCatalogue(database);
     const films = await writeJson('films.json', [
       { ...demoFilms[0], Status: 'Showing' },
       { ...demoFilms[1], Duration: -5, OpeningDate: '2023-02-29T00:00:00' },
@@ -85,7 +78,7 @@ describe('marquee import', () => {
       assert.ok(lines.some((line) => expected.test(line)), `${expected} in\n${result.stderr}`);
     }
     assert.match(result.stderr, /the import has 6 problems; nothing was changed/);
-    assert.deepEqual(await exported(database), before);
+    assert.deepEqual(await exportCatalogue(database), before);
   });
 
   test('a package must name a film of the catalogue, in the same import or already stored', async () => {
@@ -105,14 +98,14 @@ describe('marquee import', () => {
     const changed: Json = { ...demoFilms[0], Title: 'Nosferatu (restored)' };
     const added = { ...demoFilms[0], Id: 'NEW-1', DisplaySequence: 1000 };
     assert.equal((await runCli(['import', '--database', database, await writeJson('merge.json', [changed, added])])).status, 0);
-    let films = JSON.parse((await exported(database)).films) as Json[];
+    let films = JSON.parse((await exportCatalogue(database)).films) as Json[];
     assert.equal(films.length, demoFilms.length + 1);
     assert.equal(films.find((film) => film['Id'] === changed['Id'])?.['Title'], 'Nosferatu (restored)');
     assert.equal(films.at(-1)?.['Id'], 'NEW-1');
 
     const replaced = await runCli(['import', '--database', database, '--replace', await writeJson('only.json', added)]);
     assert.equal(replaced.status, 0, replaced.stderr);
-    const after = await exported(database);
+    const after = await exportCatalogue(database);
     films = JSON.parse(after.films) as Json[];
     assert.deepEqual(films.map((film) => film['Id']), ['NEW-1']);
     assert.equal(after.packages, '[]');
@@ -123,13 +116,13 @@ describe('marquee import', () => {
     const same = await runCli(['import', '--database', database, DEMO]);
     assert.match(same.stdout, /films 0 added, 0 changed, 0 removed, 36 unchanged; packages 0 added, 0 changed, 0 removed, 8 unchanged; nothing changed\.$/m);
 
-    const before = await exported(database);
+    const before = await exportCatalogue(database);
     const changed: Json = { ...demoFilms[0], Title: 'Retitled' };
     const input = await writeJson('dry.json', [changed, { ...demoFilms[0], Id: 'BRAND-NEW' }]);
     const dryRun = await runCli(['import', '--database', database, '--dry-run', '--replace', input]);
     assert.equal(dryRun.status, 0, dryRun.stderr);
     assert.match(dryRun.stdout, /^Checked 2 films and 0 packages .*: films 1 added, 1 changed, 35 removed, 0 unchanged; packages 0 added, 0 changed, 8 removed, 0 unchanged; nothing was written\.$/m);
-    assert.deepEqual(await exported(database), before);
+    assert.deepEqual(await exportCatalogue(database), before);
 
     const refused = await runCli(['import', '--database', database, '--dry-run', await writeJson('dry-bad.json', { ...changed, Status: 'Gone' })]);
     assert.equal(refused.status, 1);
@@ -161,7 +154,7 @@ describe('marquee import', () => {
 
   test('names a missing file or unreadable input plainly, with no stack trace', async () => {
     const database = await demoDatabase();
-    const before = await exported(database);
+    const before = await exportCatalogue(database);
     const cases: [string, string, RegExp][] = [
       ['missing', join(work, 'no-such.json'), /no-such\.json: no such file; nothing was changed/],
       ['empty', await writeJson('blank.json', ''), /blank\.json: the file is empty/],
@@ -181,26 +174,26 @@ describe('marquee import', () => {
       assert.equal(result.stderr.trim().split('\n').length, 1, `${name}: one line\n${result.stderr}`);
       assert.doesNotMatch(result.stderr, /\n\s+at /, name);
     }
-    assert.deepEqual(await exported(database), before);
+    assert.deepEqual(await exportCatalogue(database), before);
   });
 
   test('reads XML in the API\'s own shape, list or single record', async () => {
     const database = await demoDatabase();
-    const xml = await exported(database, 'xml');
+    const xml = await exportCatalogue(database, 'xml');
     const dir = await tempDir();
     await writeFile(join(dir, 'films.xml'), xml.films);
     await writeFile(join(dir, 'filmpackages.xml'), xml.packages);
     const copy = await freshDatabase();
     const result = await runCli(['import', '--database', copy, dir]);
     assert.equal(result.status, 0, result.stderr);
-    assert.deepEqual(await exported(copy), await exported(database));
+    assert.deepEqual(await exportCatalogue(copy), await exportCatalogue(database));
 
     const single = '<Film xmlns="urn:any" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><Duration>90</Duration><Id>X1</Id>' +
       '<IsRestricted>true</IsRestricted><DisplaySequence>5</DisplaySequence><Format>2D Film</Format><LastModifiedDate>2024-01-01T00:00:00</LastModifiedDate>' +
       '<Status>Active</Status><Synopsis>One&#xD;\nTwo</Synopsis><Title>X &amp; Y</Title><OpeningDate i:nil="true"/></Film>';
     await writeFile(join(dir, 'single.xml'), single);
     assert.equal((await runCli(['import', '--database', copy, join(dir, 'single.xml')])).status, 0);
-    const film = (JSON.parse((await exported(copy)).films) as Json[]).find((f) => f['Id'] === 'X1');
+    const film = (JSON.parse((await exportCatalogue(copy)).films) as Json[]).find((f) => f['Id'] === 'X1');
     assert.equal(film?.['Title'], 'X & Y');
     assert.equal(film?.['Synopsis'], 'One\r\nTwo');
     assert.equal(film?.['IsRestricted'], true);
@@ -218,8 +211,8 @@ describe('marquee export', () => {
       const copy = await freshDatabase();
       const result = await runCli(['import', '--database', copy, '--replace', join(out, `films.${format}`), join(out, `filmpackages.${format}`)]);
       assert.equal(result.status, 0, result.stderr);
-      assert.deepEqual(await exported(copy, 'json'), await exported(database, 'json'), format);
-      assert.deepEqual(await exported(copy, 'xml'), await exported(database, 'xml'), format);
+      assert.deepEqual(await exportCatalogue(copy, 'json'), await exportCatalogue(database, 'json'), format);
+      assert.deepEqual(await exportCatalogue(copy, 'xml'), await exportCatalogue(database, 'xml'), format);
     }
   });
 });

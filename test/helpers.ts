@@ -2,7 +2,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -113,6 +113,14 @@ export async function startTestApp(
     await db.close();
   });
   return { app, db, live, tokens, database };
+}
+
+/** The catalogue as `marquee export` writes it: the API's own list answers. */
+export async function exportCatalogue(database: string, format = 'json'): Promise<{ films: string; packages: string }> {
+  const out = join(await tempDir(), 'export');
+  const result = await runCli(['export', '--database', database, '--out', out, '--format', format]);
+  if (result.status !== 0) throw new Error(`export failed: ${result.stderr}`);
+  return { films: await readFile(join(out, `films.${format}`), 'utf8'), packages: await readFile(join(out, `filmpackages.${format}`), 'utf8') };
 }
 
 export interface CliResult {

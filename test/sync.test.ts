@@ -7,16 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { before, describe, test } from 'node:test';
-import { DEMO, MARQUEE, ROOT, atEnd, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { atEnd, DEMO, exportCatalogue, freshDatabase, MARQUEE, ROOT, runCli, serve, type ServerProcess, tempDir, waitFor } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
-async function exported(database: string): Promise<string> {
-  const out = join(await tempDir(), 'export');
-  const result = await runCli(['export', '--database', database, '--out', out]);
-  assert.equal(result.status, 0, result.stderr);
-  return (await readFile(join(out, 'films.json'), 'utf8')) + (await readFile(join(out, 'filmpackages.json'), 'utf8'));
-}
 
 /** A server in front of the upstream that answers what `intercept` decides, or passes the request on. */
 async function proxy(upstream: string, intercept: (request: IncomingMessage, response: ServerResponse) => boolean): Promise<string> {
@@ -56,7 +50,7 @@ describe('marquee sync', () => {
     const first = await runCli(['sync', '--database', local, '--from', upstream.url]);
     assert.equal(first.status, 0, first.stderr);
     assert.match(first.stdout, /films 36 added, 0 changed, 0 removed, 0 unchanged; packages 8 added/);
-    assert.equal(await exported(local), await exported(upstreamDatabase));
+    assert.deepEqual(await exportCatalogue(local), await exportCatalogue(upstreamDatabase));
 
     const again = await runCli(['sync', '--database', local, '--from', `${upstream.url}/`]);
     assert.equal(again.status, 0, again.stderr);
@@ -66,7 +60,7 @@ describe('marquee sync', () => {
     const changed = await runCli(['sync', '--database', local, '--from', upstream.url]);
     assert.equal(changed.status, 0, changed.stderr);
     assert.match(changed.stdout, /films 0 added, 1 changed, 0 removed, 35 unchanged/);
-    assert.equal(await exported(local), await exported(upstreamDatabase));
+    assert.deepEqual(await exportCatalogue(local), await exportCatalogue(upstreamDatabase));
   });
 
   test('a local import since the last sync is not hidden behind an unchanged upstream', async () => {
@@ -78,13 +72,13 @@ describe('marquee sync', () => {
     const result = await runCli(['sync', '--database', local, '--from', upstream.url]);
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /films 0 added, 0 changed, 1 removed/);
-    assert.equal(await exported(local), await exported(upstreamDatabase));
+    assert.deepEqual(await exportCatalogue(local), await exportCatalogue(upstreamDatabase));
   });
 
   test('an upstream that breaks off half-way leaves the catalogue as it was, and says why', async () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
-    const before = await exported(local);
+    const before = await exportCatalogue(local);
     await retitleUpstream('Nosferatu (broken off)');
     const broken = await proxy(upstream.url, (request, response) => {
       if (!request.url?.startsWith('/v1/filmpackage')) return false;
@@ -98,7 +92,7 @@ describe('marquee sync', () => {
     assert.match(result.stderr, /\/v1\/filmpackage: the answer broke off/);
     assert.match(result.stderr, /trying again in/);
     assert.match(result.stderr, /the catalogue was left as it was/);
-    assert.equal(await exported(local), before);
+    assert.deepEqual(await exportCatalogue(local), before);
   });
 
   test('films listed without DisplaySequence, as the original service lists them, are read one by one', async () => {
@@ -117,7 +111,7 @@ describe('marquee sync', () => {
     const result = await runCli(['sync', '--database', local, '--from', original]);
     assert.equal(result.status, 0, result.stderr);
     assert.equal(singles.length, 36);
-    assert.equal(await exported(local), await exported(upstreamDatabase));
+    assert.deepEqual(await exportCatalogue(local), await exportCatalogue(upstreamDatabase));
   });
 
   test('transient failures are tried again with backoff', async () => {
@@ -131,7 +125,7 @@ describe('marquee sync', () => {
     const result = await runCli(['sync', '--database', local, '--from', flaky, '--retry-delay', '10']);
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stderr, /answered 503 Service Unavailable; trying again in 0\.0 s/);
-    assert.equal(await exported(local), await exported(upstreamDatabase));
+    assert.deepEqual(await exportCatalogue(local), await exportCatalogue(upstreamDatabase));
   });
 
   test('sends the token as VeeziAccessToken; a refused token is a clear failure', async () => {
@@ -164,7 +158,7 @@ describe('marquee sync', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
-    assert.equal(await exported(local), await exported(upstreamDatabase));
+    assert.deepEqual(await exportCatalogue(local), await exportCatalogue(upstreamDatabase));
   });
 
   test('bad usage is one line naming the flag', async () => {

@@ -28,13 +28,6 @@ export class ImportCheck {
   private readonly packageSources = new Map<number, RecordSource>();
   private readonly references: FilmReference[] = [];
 
-  get filmCount(): number {
-    return this.filmSources.size;
-  }
-
-  get packageCount(): number {
-    return this.packageSources.size;
-  }
 
   /** The film if it passes every rule, otherwise undefined (and its problems are recorded). */
   film(source: RecordSource, raw: RawRecord): Film | undefined {

@@ -15,7 +15,7 @@ export interface EncodedBody {
 }
 
 /** Bodies smaller than this gain too little from compression to be worth the work. */
-export const MIN_COMPRESSIBLE_BYTES = 1024;
+const MIN_COMPRESSIBLE_BYTES = 1024;
 /** Larger bodies are compressed ahead, off the request path (about a millisecond of work). */
 const MAX_COMPRESSED_ON_REQUEST = 64 * 1024;
 

@@ -3,20 +3,14 @@
  * the codings offered, brotli before gzip on a tie, none when neither is acceptable.
  */
 import type { ContentCoding } from '../formats/representation.js';
+import { parseWeightedList } from './negotiate.js';
 
 export function negotiateEncoding(header: string | undefined): ContentCoding | undefined {
   if (header === undefined || header === '') return undefined;
   let br: number | undefined;
   let gzip: number | undefined;
   let any: number | undefined;
-  for (const part of header.split(',')) {
-    const [name = '', ...parameters] = part.split(';');
-    const coding = name.trim().toLowerCase();
-    let q = 1;
-    for (const parameter of parameters) {
-      const [key, value] = parameter.split('=').map((s) => s.trim());
-      if (key?.toLowerCase() === 'q') q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : 0;
-    }
+  for (const { value: coding, q } of parseWeightedList(header)) {
     if (coding === 'br') br = q;
     else if (coding === 'gzip' || coding === 'x-gzip') gzip = q;
     else if (coding === '*') any = q;

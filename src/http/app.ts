@@ -14,7 +14,7 @@ import { authenticate, type TokenDirectory } from './authenticate.js';
 import { createCatalogueHandler, type CatalogueDirectory } from './catalogue-handler.js';
 import { registerCatalogueRoutes } from './catalogue-routes.js';
 import { corsPolicy } from './cors.js';
-import { HttpError } from './http-error.js';
+import { HttpError, quote } from './http-error.js';
 import { logOptions, pathOf, type LogConfig } from './log-options.js';
 import { formatParameter, requestedMediaType } from './media-types.js';
 import { observeRequests } from './observe-requests.js';
@@ -163,7 +163,7 @@ export function buildApp(options: AppOptions): MarqueeApp {
 
   fastify.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
-    return sendProblem(request, reply, HttpError.notFound(`Nothing is found at '${path.length > 100 ? `${path.slice(0, 100)}…` : path}'.`));
+    return sendProblem(request, reply, HttpError.notFound(`Nothing is found at ${quote(path)}.`));
   });
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {

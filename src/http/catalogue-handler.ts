@@ -12,7 +12,7 @@ import type { Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Admit } from './authenticate.js';
 import type { CorsPolicy } from './cors.js';
-import { HttpError, type Problem } from './http-error.js';
+import { HttpError, quote, type Problem } from './http-error.js';
 import { formatParameter, requestedMediaType, type MediaType } from './media-types.js';
 import { problemResponse, type PreparedResponse } from './problem.js';
 import type { RequestMetrics, RouteMetrics } from './request-metrics.js';
@@ -50,12 +50,6 @@ const ROUTES = { filmList: '/v4/film', film: '/v4/film/:id', packageList: '/v1/f
 
 function notFound(detail: string): Problem {
   return { status: 404, title: 'Not Found', detail, headers: {} };
-}
-
-/** Quotes what a client sent in a problem detail, cut short when it is long. */
-function quote(text: string): string {
-  const characters = [...text];
-  return `'${characters.length > 100 ? `${characters.slice(0, 100).join('')}…` : text}'`;
 }
 
 /** A path segment, percent-decoded; a malformed encoding is kept as sent, and names no record. */

@@ -22,3 +22,9 @@ export class HttpError extends Error implements Problem {
     return new HttpError(404, 'Not Found', detail);
   }
 }
+
+/** Quotes what a client sent in a problem detail, cut short when it is long. */
+export function quote(text: string): string {
+  const characters = [...text];
+  return `'${characters.length > 100 ? `${characters.slice(0, 100).join('')}…` : text}'`;
+}

@@ -9,18 +9,30 @@ export interface MediaRange {
   readonly q: number;
 }
 
-export function parseAccept(header: string): MediaRange[] {
-  const ranges: MediaRange[] = [];
-  for (const part of header.split(',')) {
-    const [mediaType = '', ...parameters] = part.split(';');
-    const [type, subtype, extra] = mediaType.trim().toLowerCase().split('/');
-    if (!type || !subtype || extra !== undefined) continue;
+/** One element of a list header such as Accept or Accept-Encoding: its lower-cased value and q-value. */
+export interface WeightedElement {
+  readonly value: string;
+  readonly q: number;
+}
+
+/** Reads a list header with q-values (RFC 9110 §12.4.2); a malformed q-value counts as 0. */
+export function parseWeightedList(header: string): WeightedElement[] {
+  return header.split(',').map((part) => {
+    const [value = '', ...parameters] = part.split(';');
     let q = 1;
     for (const parameter of parameters) {
-      const [name, value] = parameter.split('=').map((s) => s.trim());
-      if (name?.toLowerCase() === 'q') q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value ?? '') ? Number(value) : 0;
+      const [name, weight] = parameter.split('=').map((s) => s.trim());
+      if (name?.toLowerCase() === 'q') q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(weight ?? '') ? Number(weight) : 0;
     }
-    ranges.push({ type, subtype, q });
+    return { value: value.trim().toLowerCase(), q };
+  });
+}
+
+export function parseAccept(header: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  for (const { value, q } of parseWeightedList(header)) {
+    const [type, subtype, extra] = value.split('/');
+    if (type && subtype && extra === undefined) ranges.push({ type, subtype, q });
   }
   return ranges;
 }
