@@ -2,7 +2,7 @@
  * Access tokens: random secrets shown once when issued. Only their SHA-256 digest is stored and
  * compared, so neither the database nor its backups can give a token away.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Tells a Marquee token apart in configuration files and to secret scanners. */
 const TOKEN_PREFIX = 'mq_';
@@ -25,8 +25,9 @@ export function newAccessToken(): string {
   return TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
-export function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+/** SHA-256 of the token, in lower-case hex: what is stored, and what a presented token is looked up by. */
+export function tokenDigest(token: string): string {
+  return hash('sha256', token);
 }
 
 /** A label is read in terminals: one short line of printable text. */

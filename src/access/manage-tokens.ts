@@ -34,7 +34,7 @@ export async function issueToken(db: SqlClient, options: IssueOptions): Promise<
   const createdAt = new Date().toISOString();
   return db.transaction(async (tx) => {
     await bumpTokenVersion(tx);
-    const id = await insertToken(tx, { customer: options.customer, label: options.label, digest: tokenDigest(token).toString('hex'), createdAt });
+    const id = await insertToken(tx, { customer: options.customer, label: options.label, digest: tokenDigest(token), createdAt });
     const customerHasCatalogue = (await loadCatalogueVersion(tx, options.customer)) > 0;
     return { token, info: { id, customer: options.customer, label: options.label, createdAt, lastUsedAt: null, revokedAt: null }, customerHasCatalogue };
   });
