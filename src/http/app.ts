@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { inject, type InjectOptions, type Response } from 'light-my-request';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
+import { AccessLog } from './access-log.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
 import { authenticate, type TokenDirectory } from './authenticate.js';
 import { createCatalogueHandler, type CatalogueDirectory } from './catalogue-handler.js';
@@ -104,6 +105,7 @@ function sendProblem(request: FastifyRequest, reply: FastifyReply, error: HttpEr
 
 export function buildApp(options: AppOptions): MarqueeApp {
   const metrics = new RequestMetrics();
+  const accessLog = AccessLog.of(options.logger);
   const xmlNamespace = options.xmlNamespace ?? DEFAULT_XML_NAMESPACE;
   const handleCatalogue = createCatalogueHandler({
     catalogues: options.catalogues,
@@ -111,7 +113,7 @@ export function buildApp(options: AppOptions): MarqueeApp {
     admit: authenticate(options.tokens, options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit)),
     cors: corsPolicy(options.corsOrigins ?? []),
     metrics,
-    log: () => fastify.log,
+    accessLog,
     closing: () => closing,
     onError: (error) => fastify.log.error({ err: error }, 'request failed'),
   });
@@ -152,7 +154,7 @@ export function buildApp(options: AppOptions): MarqueeApp {
     closing = true;
     done();
   });
-  observeRequests(fastify, metrics);
+  observeRequests(fastify, metrics, accessLog);
   registerOpenApi(fastify, xmlNamespace);
   // Registered as a plugin so that they load after the document generator, which learns them.
   void fastify.register(async (routes) => {

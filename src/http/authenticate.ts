@@ -20,7 +20,8 @@ export interface TokenDirectory {
 /** A request let in: whose catalogue answers it, and the headers its answer carries. */
 export interface Admission {
   readonly customer: string;
-  readonly headers: OutgoingHttpHeaders;
+  /** Rate limit headers; undefined while rate limiting is off. */
+  readonly headers: OutgoingHttpHeaders | undefined;
 }
 
 /** Decides whether a request is let in; throws the HttpError (401, 429) that refuses it. */
@@ -30,7 +31,6 @@ export type Admit = (request: IncomingMessage) => Admission;
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="marquee"' };
-const NO_HEADERS: OutgoingHttpHeaders = {};
 
 function unauthorized(detail: string): HttpError {
   return new HttpError(401, 'Unauthorized', detail, CHALLENGE);
@@ -81,15 +81,10 @@ function limitRate(limiter: RateLimiter, caller: string | number): OutgoingHttpH
  */
 export function authenticate(tokens: TokenDirectory, limiter: RateLimiter | undefined): Admit {
   return (request) => {
-    let customer = DEFAULT_CUSTOMER;
-    let caller: string | number = request.socket.remoteAddress ?? '';
-    if (!tokens.open) {
-      const issued = tokens.authenticate(presentedToken(request));
-      if (issued === undefined) throw unauthorized('The access token is not known.');
-      if (issued.revoked) throw unauthorized('The access token was revoked.');
-      customer = issued.customer;
-      caller = issued.id;
-    }
-    return { customer, headers: limiter === undefined ? NO_HEADERS : limitRate(limiter, caller) };
+    if (tokens.open) return { customer: DEFAULT_CUSTOMER, headers: limiter && limitRate(limiter, request.socket.remoteAddress ?? '') };
+    const issued = tokens.authenticate(presentedToken(request));
+    if (issued === undefined) throw unauthorized('The access token is not known.');
+    if (issued.revoked) throw unauthorized('The access token was revoked.');
+    return { customer: issued.customer, headers: limiter && limitRate(limiter, issued.id) };
   };
 }

@@ -5,10 +5,10 @@
  * catalogue paths answer here and every other path goes on to the application framework.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger } from 'fastify';
 import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { Representations } from '../formats/representation.js';
+import type { AccessLog } from './access-log.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Admit } from './authenticate.js';
 import type { CorsPolicy } from './cors.js';
@@ -31,8 +31,8 @@ export interface CatalogueHandlerOptions {
   readonly cors: CorsPolicy | undefined;
   /** Where each answer is counted, by route pattern and status. */
   readonly metrics: RequestMetrics;
-  /** The server's log, for one line per request (a function: the log is made after the handler). */
-  readonly log: () => FastifyBaseLogger;
+  /** Where each answer gets its log line; no lines when undefined. */
+  readonly accessLog: AccessLog | undefined;
   /** True once the server is shutting down: each answer then closes its connection. */
   readonly closing: () => boolean;
   /** Told of a failure the client did not cause; the client gets a 500 without details. */
@@ -47,6 +47,8 @@ const CATALOGUE_PATH = /^\/(v4\/film|v1\/filmpackage)(?:\/([^/]+))?\/?$/i;
 
 /** The route patterns of the catalogue paths, as metrics and logs name them. */
 const ROUTES = { filmList: '/v4/film', film: '/v4/film/:id', packageList: '/v1/filmpackage', package: '/v1/filmpackage/:id' } as const;
+
+const NO_BODY = Buffer.alloc(0);
 
 function notFound(detail: string): Problem {
   return { status: 404, title: 'Not Found', detail, headers: {} };
@@ -89,7 +91,7 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
   function observe(request: IncomingMessage, route: keyof typeof ROUTES, status: number, started: number): void {
     const milliseconds = performance.now() - started;
     routeMetrics[route].observe(status, milliseconds / 1000);
-    options.log().info({ reqId: `cat-${(++requests).toString(36)}`, method: request.method, route: ROUTES[route], status, durationMs: Math.round(milliseconds * 1000) / 1000 }, 'request completed');
+    options.accessLog?.write(`cat-${(++requests).toString(36)}`, request.method ?? '', ROUTES[route], status, milliseconds);
   }
 
   /** The answers for the path, or the problem of an id that names no record (not thrown: a 404 is common, a stack trace costly). */
@@ -108,26 +110,34 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     const { body, etag } = encoded ?? representation;
     const vary = representation.compressible ? 'Accept, Accept-Encoding' : 'Accept';
     if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
-      return { status: 304, headers: { vary, 'cache-control': cacheControl, etag }, body: Buffer.alloc(0) };
+      return { status: 304, headers: { vary, 'cache-control': cacheControl, etag }, body: NO_BODY };
     }
-    const headers = { 'content-type': media.contentType, vary, 'cache-control': cacheControl, etag, 'content-length': body.length };
-    return { status: 200, headers: encoded === undefined ? headers : { ...headers, 'content-encoding': coding }, body };
+    const headers: OutgoingHttpHeaders = { 'content-type': media.contentType, vary, 'cache-control': cacheControl, etag, 'content-length': body.length };
+    if (encoded !== undefined) headers['content-encoding'] = coding;
+    return { status: 200, headers, body };
   }
 
-  /** Writes an answer with the headers of the steps before it (rate limits, CORS) added. */
-  function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, extra: OutgoingHttpHeaders, varyOrigin: boolean): void {
-    const headers = { ...extra, ...answer.headers };
-    if (varyOrigin) headers['vary'] = headers['vary'] === undefined ? 'Origin' : `${String(headers['vary'])}, Origin`;
+  /**
+   * Writes an answer with the headers of the steps before it added: CORS (undefined when off) and
+   * rate limits. Without either, the answer's own headers go out as they are.
+   */
+  function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, cors: OutgoingHttpHeaders | undefined, admitted?: OutgoingHttpHeaders): void {
+    let headers = answer.headers;
     // While the server drains, an answer on a kept-alive connection is its last.
-    if (options.closing()) headers['connection'] = 'close';
+    const closing = options.closing();
+    if (cors !== undefined || admitted !== undefined || closing) {
+      headers = { ...cors, ...admitted, ...answer.headers };
+      if (cors !== undefined) headers['vary'] = headers['vary'] === undefined ? 'Origin' : `${String(headers['vary'])}, Origin`;
+      if (closing) headers['connection'] = 'close';
+    }
     response.writeHead(answer.status, headers);
     response.end(request.method === 'HEAD' ? undefined : answer.body);
   }
 
   /** The answer to a request on a catalogue path, before the CORS headers. */
-  function answer(request: IncomingMessage, isFilm: boolean, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: OutgoingHttpHeaders } {
+  function answer(request: IncomingMessage, isFilm: boolean, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: OutgoingHttpHeaders | undefined } {
     const preflight = options.cors?.preflight(request);
-    if (preflight !== undefined) return { answer: { status: 204, headers: preflight, body: Buffer.alloc(0) }, headers: {} };
+    if (preflight !== undefined) return { answer: { status: 204, headers: preflight, body: NO_BODY }, headers: undefined };
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new HttpError(405, 'Method Not Allowed', `${request.method ?? ''} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' });
     }
@@ -146,18 +156,17 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     const isFilm = resource.toLowerCase() === 'v4/film';
     const route = segment === undefined ? (isFilm ? 'filmList' : 'packageList') : isFilm ? 'film' : 'package';
     const media = requestedMediaType(request.headers.accept, formatParameter(queryStart === -1 ? undefined : url.slice(queryStart + 1)));
-    const cors = options.cors?.headers(request) ?? {};
-    const varyOrigin = options.cors !== undefined;
+    const cors = options.cors?.headers(request);
     try {
       const result = answer(request, isFilm, segment, media);
-      write(request, response, result.answer, { ...cors, ...result.headers }, varyOrigin);
+      write(request, response, result.answer, cors, result.headers);
     } catch (error) {
       if (error instanceof HttpError) {
-        write(request, response, problemResponse(error, media.format), cors, varyOrigin);
+        write(request, response, problemResponse(error, media.format), cors);
       } else {
         options.onError(error);
         const failure = new HttpError(500, 'Internal Server Error', 'The server could not answer this request.');
-        if (!response.headersSent) write(request, response, problemResponse(failure, media.format), cors, varyOrigin);
+        if (!response.headersSent) write(request, response, problemResponse(failure, media.format), cors);
         else response.destroy();
       }
     }

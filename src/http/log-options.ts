@@ -7,8 +7,8 @@ import type { FastifyServerOptions } from 'fastify';
 
 export interface LogConfig {
   readonly level: string;
-  /** Where the lines go; standard output when absent. */
-  readonly stream?: { write(line: string): void };
+  /** Where the lines go. */
+  readonly stream: { write(line: string): void };
 }
 
 const TOKEN_HEADERS = ['authorization', 'veeziaccesstoken'];
@@ -23,7 +23,7 @@ export function pathOf(url: string): string {
 export function logOptions(config: LogConfig): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level: config.level,
-    ...(config.stream && { stream: config.stream }),
+    stream: config.stream,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: {
       req: (request) => ({ method: request.method, path: pathOf(request.url), remoteAddress: request.ip }),

@@ -1,22 +1,23 @@
 /**
  * One log line and one metrics observation per request. Each route's counters are found when the
  * route is registered, so a request costs a few property reads, the counters' update and the log
- * call; the line names the route pattern, never the URL, which may carry anything a client sent.
+ * line; the line names the route pattern, never the URL, which may carry anything a client sent.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import type { AccessLog } from './access-log.js';
 import { UNMATCHED_ROUTE, type RequestMetrics, type RouteMetrics } from './request-metrics.js';
 
-function observer(route: RouteMetrics): (request: FastifyRequest, reply: FastifyReply) => void {
+function observer(route: RouteMetrics, accessLog: AccessLog | undefined): (request: FastifyRequest, reply: FastifyReply) => void {
   return (request, reply) => {
     const milliseconds = reply.elapsedTime;
     route.observe(reply.statusCode, milliseconds / 1000);
-    request.log.info({ method: request.method, route: route.route, status: reply.statusCode, durationMs: Math.round(milliseconds * 1000) / 1000 }, 'request completed');
+    accessLog?.write(request.id, request.method, route.route, reply.statusCode, milliseconds);
   };
 }
 
-export function observeRequests(app: FastifyInstance, metrics: RequestMetrics): void {
+export function observeRequests(app: FastifyInstance, metrics: RequestMetrics, accessLog: AccessLog | undefined): void {
   app.addHook('onRoute', (route) => {
-    const observe = observer(metrics.route(route.url));
+    const observe = observer(metrics.route(route.url), accessLog);
     const hook: onResponseHookHandler = (request, reply, done) => {
       observe(request, reply);
       done();
@@ -25,7 +26,7 @@ export function observeRequests(app: FastifyInstance, metrics: RequestMetrics): 
     route.onResponse = [...hooks, hook];
   });
   // Requests that matched no route go through the not-found handler, which has no route hooks.
-  const unmatched = observer(metrics.route(UNMATCHED_ROUTE));
+  const unmatched = observer(metrics.route(UNMATCHED_ROUTE), accessLog);
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) unmatched(request, reply);
     done();

@@ -13,6 +13,7 @@ import type { SqlClient } from '../store/sql-client.js';
 import { ConnectionDrain } from './connection-drain.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
+import { batchedStandardOutput } from './log-output.js';
 
 export type ServeSettings = Settings<
   | 'database'
@@ -91,7 +92,7 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
     corsOrigins: settings.corsOrigins,
     xmlNamespace: settings.xmlNamespace,
-    logger: { level: settings.logLevel },
+    logger: { level: settings.logLevel, stream: batchedStandardOutput() },
     limits: settings,
   });
   const connections = new ConnectionDrain(app.server);
