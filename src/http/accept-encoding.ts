@@ -3,10 +3,9 @@
  * the codings offered, brotli before gzip on a tie, none when neither is acceptable.
  */
 import type { ContentCoding } from '../formats/representation.js';
-import { parseWeightedList } from './negotiate.js';
+import { parseWeightedList, rememberedByHeader } from './negotiate.js';
 
-export function negotiateEncoding(header: string | undefined): ContentCoding | undefined {
-  if (header === undefined || header === '') return undefined;
+const negotiateKnownEncoding = rememberedByHeader((header: string): ContentCoding | undefined => {
   let br: number | undefined;
   let gzip: number | undefined;
   let any: number | undefined;
@@ -19,4 +18,8 @@ export function negotiateEncoding(header: string | undefined): ContentCoding | u
   const gzipQ = gzip ?? any ?? 0;
   if (brQ === 0 && gzipQ === 0) return undefined;
   return brQ >= gzipQ ? 'br' : 'gzip';
+});
+
+export function negotiateEncoding(header: string | undefined): ContentCoding | undefined {
+  return header === undefined || header === '' ? undefined : negotiateKnownEncoding(header);
 }

@@ -1,6 +1,6 @@
 /** The media types the API answers in, and the format each stands for. */
 import type { FormatName } from '../formats/representation.js';
-import { negotiate } from './negotiate.js';
+import { negotiate, rememberedByHeader } from './negotiate.js';
 
 const OFFERS = ['application/json', 'application/xml', 'text/json', 'text/xml'] as const;
 type Offer = (typeof OFFERS)[number];
@@ -18,6 +18,8 @@ const MEDIA_TYPES: Readonly<Record<Offer, MediaType>> = {
   'text/xml': { format: 'xml', contentType: 'text/xml; charset=utf-8' },
 };
 
+const negotiateAccept = rememberedByHeader((accept: string) => MEDIA_TYPES[negotiate(accept, OFFERS)]);
+
 /** The value of `format` in a query string, without parsing the rest of it. */
 export function formatParameter(query: string | undefined): string | undefined {
   if (query === undefined || !query.includes('format=')) return undefined;
@@ -28,5 +30,5 @@ export function formatParameter(query: string | undefined): string | undefined {
 export function requestedMediaType(accept: string | undefined, format: string | undefined): MediaType {
   if (format === 'json') return MEDIA_TYPES['application/json'];
   if (format === 'xml') return MEDIA_TYPES['application/xml'];
-  return MEDIA_TYPES[negotiate(accept, OFFERS)];
+  return accept === undefined ? MEDIA_TYPES[OFFERS[0]] : negotiateAccept(accept);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { negotiate } from './negotiate.js';
+import { negotiate, rememberedByHeader } from './negotiate.js';
 
 const OFFERS = ['application/json', 'application/xml', 'text/json', 'text/xml'] as const;
 
@@ -36,4 +36,20 @@ test('equal quality prefers the more specific range, then the order of offers', 
 test('malformed q-values count as 0', () => {
   assert.equal(negotiate('application/xml;q=2', OFFERS), 'application/json');
   assert.equal(negotiate('application/xml;q=abc, text/xml;q=0.4', OFFERS), 'text/xml');
+});
+
+test('answers are remembered by header value, undefined ones too, and forgotten when the memory is full', () => {
+  const asked: string[] = [];
+  const decide = rememberedByHeader((header: string) => {
+    asked.push(header);
+    return header === 'none' ? undefined : header.length;
+  }, 2);
+  assert.equal(decide('gzip'), 4);
+  assert.equal(decide('gzip'), 4);
+  assert.equal(decide('none'), undefined);
+  assert.equal(decide('none'), undefined);
+  assert.deepEqual(asked, ['gzip', 'none']);
+  assert.equal(decide('br'), 2, 'a third value clears the memory');
+  assert.equal(decide('gzip'), 4);
+  assert.deepEqual(asked, ['gzip', 'none', 'br', 'gzip']);
 });

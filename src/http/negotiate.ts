@@ -15,6 +15,23 @@ export interface WeightedElement {
   readonly q: number;
 }
 
+/**
+ * `decide` with its answers remembered by header value. Clients send few distinct values (each
+ * browser, app and library its own), so each is parsed once rather than on every request; the
+ * memory is capped and cleared when full, so a stream of made-up values cannot grow it.
+ */
+export function rememberedByHeader<T>(decide: (header: string) => T, capacity = 256): (header: string) => T {
+  const answers = new Map<string, T>();
+  return (header) => {
+    const known = answers.get(header);
+    if (known !== undefined || answers.has(header)) return known as T;
+    if (answers.size >= capacity) answers.clear();
+    const answer = decide(header);
+    answers.set(header, answer);
+    return answer;
+  };
+}
+
 /** Reads a list header with q-values (RFC 9110 §12.4.2); a malformed q-value counts as 0. */
 export function parseWeightedList(header: string): WeightedElement[] {
   return header.split(',').map((part) => {
