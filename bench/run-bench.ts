@@ -1,12 +1,15 @@
 /**
  * `npm run bench`: measures Marquee against the ceiling of Node.js on this machine.
  *
- * For generated catalogues of 100 and 5,000 films it starts `marquee serve` pinned to core 0,
- * drives each scenario with wrk pinned to core 1, then serves the very same response from a
- * bare node:http server (the ceiling) and drives it alike. It also times start-up, a reload
- * under load, and memory. Figures are printed and written under bench/results/.
+ * For generated catalogues of 100 and 5,000 films it starts `marquee serve` pinned to core 0 and,
+ * for each scenario, a bare node:http server (the ceiling) on the same core that sends the very
+ * same response. wrk, pinned to core 1, drives the two in turn, a few rounds each, and each
+ * figure is the median of its rounds: the speed of a shared virtual machine drifts by tens of
+ * percent from one minute to the next, and taking turns lets the drift fall on both alike. It
+ * also times start-up, a reload under load, and memory. Figures are printed and written under
+ * bench/results/.
  *
- *     npm run bench [-- --duration 10 --connections 64 --sizes 100,5000]
+ *     npm run bench [-- --duration 3 --rounds 3 --connections 64 --sizes 100,5000]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -48,9 +51,16 @@ interface ScenarioResult {
 }
 
 const { values: options } = parseArgs({
-  options: { duration: { type: 'string', default: '8' }, connections: { type: 'string', default: '64' }, sizes: { type: 'string', default: '100,5000' } },
+  options: {
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '64' },
+    sizes: { type: 'string', default: '100,5000' },
+  },
 });
+/** Seconds per round. */
 const DURATION = Number(options.duration);
+const ROUNDS = Number(options.rounds);
 const CONNECTIONS = Number(options.connections);
 const SIZES = options.sizes.split(',').map(Number);
 
@@ -127,6 +137,17 @@ async function wrk(port: number, scenario: Scenario, seconds = DURATION, connect
   };
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+}
+
+/** The median of each figure over the rounds. */
+function medianFigures(rounds: readonly WrkFigures[]): WrkFigures {
+  const of = (figure: keyof WrkFigures) => median(rounds.map((round) => round[figure]));
+  return { requestsPerSecond: of('requestsPerSecond'), p50Ms: of('p50Ms'), p99Ms: of('p99Ms'), maxMs: of('maxMs'), errors: of('errors') };
+}
+
 function rssMegabytes(pid: number): number {
   const status = spawnSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }).stdout;
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
@@ -182,18 +203,20 @@ async function benchSize(films: number, work: string): Promise<{ results: Scenar
         (scenario.headers as Record<string, string>)['veeziaccesstoken'] = token;
         await sleep(1000);
       }
-      const response = await capture(MARQUEE_PORT, scenario);
-      await wrk(MARQUEE_PORT, scenario, 1); // warm-up
-      const marquee = await wrk(MARQUEE_PORT, scenario);
       const responseFile = join(work, 'response.json');
-      await writeFile(responseFile, JSON.stringify(response));
+      await writeFile(responseFile, JSON.stringify(await capture(MARQUEE_PORT, scenario)));
       let ceilingReady: () => void = () => {};
       const listening = new Promise<void>((resolve) => (ceilingReady = resolve));
       const ceilingServer = pinned(0, [process.execPath, CEILING, responseFile, String(CEILING_PORT)], 'pipe', (line) => line === 'ready' && ceilingReady());
       await listening;
+      // Warm-up, then rounds in turn.
+      await wrk(MARQUEE_PORT, scenario, 1);
       await wrk(CEILING_PORT, scenario, 1);
-      const ceiling = await wrk(CEILING_PORT, scenario);
+      const rounds: { marquee: WrkFigures; ceiling: WrkFigures }[] = [];
+      for (let round = 0; round < ROUNDS; round++) rounds.push({ marquee: await wrk(MARQUEE_PORT, scenario), ceiling: await wrk(CEILING_PORT, scenario) });
       await stop(ceilingServer);
+      const marquee = medianFigures(rounds.map((round) => round.marquee));
+      const ceiling = medianFigures(rounds.map((round) => round.ceiling));
       const result = { films, scenario: scenario.name, marquee, ceiling, ratio: marquee.requestsPerSecond / ceiling.requestsPerSecond };
       results.push(result);
       console.log(formatRow(result));
@@ -236,7 +259,7 @@ async function main(): Promise<void> {
   requireTool('taskset', 'apt-get install util-linux');
   const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node.js ${process.version}`;
-  console.log(`Marquee benchmark on ${machine}; ${DURATION} s per run, ${CONNECTIONS} connections, server on core 0, wrk on core 1`);
+  console.log(`Marquee benchmark on ${machine}; ${ROUNDS} rounds of ${DURATION} s each, ${CONNECTIONS} connections, servers on core 0, wrk on core 1`);
   try {
     const sizes = [];
     for (const films of SIZES) {
@@ -252,7 +275,7 @@ async function main(): Promise<void> {
     const resultsDir = join(ROOT, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
     const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeFile(file, `${JSON.stringify({ date: new Date().toISOString(), machine, duration: DURATION, connections: CONNECTIONS, sizes }, null, 2)}\n`);
+    await writeFile(file, `${JSON.stringify({ date: new Date().toISOString(), machine, duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS, sizes }, null, 2)}\n`);
     console.log(`results written to ${file}`);
   } finally {
     await rm(work, { recursive: true, force: true });
