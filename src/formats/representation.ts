@@ -2,7 +2,7 @@
  * An answer built once per snapshot: its bytes, its strong ETag, and its compressed forms.
  * A request then costs a lookup and a write.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 
@@ -39,7 +39,7 @@ export class Representation {
   private readonly encodings = new Map<ContentCoding, EncodedBody | null>();
 
   constructor(readonly body: Buffer) {
-    this.etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+    this.etag = `"${hash('sha1', body, 'base64url')}"`;
   }
 
   get compressible(): boolean {
