@@ -23,8 +23,13 @@ export class HttpError extends Error implements Problem {
   }
 }
 
+/** The most characters (code points) of client input a problem detail quotes. */
+const MAX_QUOTED = 100;
+
 /** Quotes what a client sent in a problem detail, cut short when it is long. */
 export function quote(text: string): string {
+  // A text has no more code points than UTF-16 units: a short one needs no counting.
+  if (text.length <= MAX_QUOTED) return `'${text}'`;
   const characters = [...text];
-  return `'${characters.length > 100 ? `${characters.slice(0, 100).join('')}…` : text}'`;
+  return `'${characters.length > MAX_QUOTED ? `${characters.slice(0, MAX_QUOTED).join('')}…` : text}'`;
 }
