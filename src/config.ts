@@ -203,7 +203,7 @@ export const SETTINGS = {
     env: 'MARQUEE_MAX_REQUESTS_PER_SOCKET',
     valueName: 'N',
     description: 'requests answered on one keep-alive connection before it is closed; 0 for no limit',
-    defaultText: '1000',
+    defaultText: '10000',
     parse: integerIn(0, 1_000_000_000),
   },
   maxHeaderSize: {
