@@ -8,7 +8,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { Representations } from '../formats/representation.js';
-import type { AccessLog } from './access-log.js';
+import type { AccessLog, RouteLog } from './access-log.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Admit } from './authenticate.js';
 import type { CorsPolicy } from './cors.js';
@@ -42,6 +42,12 @@ export interface CatalogueHandlerOptions {
 /** Answers a request on a catalogue path and returns true; returns false for any other path. */
 export type CatalogueHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
+/** Where the answers of one route are counted and logged. */
+interface RouteObserver {
+  readonly metrics: RouteMetrics;
+  readonly log: RouteLog | undefined;
+}
+
 /** `/v4/film`, `/v1/filmpackage`, each with an optional id and one optional trailing slash. */
 const CATALOGUE_PATH = /^\/(v4\/film|v1\/filmpackage)(?:\/([^/]+))?\/?$/i;
 
@@ -54,12 +60,13 @@ function notFound(detail: string): Problem {
   return { status: 404, title: 'Not Found', detail, headers: {} };
 }
 
-/** A path segment, percent-decoded; a malformed encoding is kept as sent, and names no record. */
-function decodeSegment(segment: string): { readonly id: string; readonly valid: boolean } {
+/** A path segment, percent-decoded; undefined for a malformed encoding, which names no record. */
+function decodeSegment(segment: string): string | undefined {
+  if (!segment.includes('%')) return segment;
   try {
-    return { id: decodeURIComponent(segment), valid: true };
+    return decodeURIComponent(segment);
   } catch {
-    return { id: segment, valid: false };
+    return undefined;
   }
 }
 
@@ -79,28 +86,29 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 export function createCatalogueHandler(options: CatalogueHandlerOptions): CatalogueHandler {
   const { catalogues, cacheControl } = options;
-  const routeMetrics: Readonly<Record<keyof typeof ROUTES, RouteMetrics>> = {
-    filmList: options.metrics.route(ROUTES.filmList),
-    film: options.metrics.route(ROUTES.film),
-    packageList: options.metrics.route(ROUTES.packageList),
-    package: options.metrics.route(ROUTES.package),
+  const observer = (pattern: string): RouteObserver => ({ metrics: options.metrics.route(pattern), log: options.accessLog?.route(pattern) });
+  const observers: Readonly<Record<keyof typeof ROUTES, RouteObserver>> = {
+    filmList: observer(ROUTES.filmList),
+    film: observer(ROUTES.film),
+    packageList: observer(ROUTES.packageList),
+    package: observer(ROUTES.package),
   };
   let requests = 0;
 
   /** Counts the answer and writes its log line: route pattern, never the URL a client sent. */
-  function observe(request: IncomingMessage, route: keyof typeof ROUTES, status: number, started: number): void {
+  function observe(request: IncomingMessage, route: RouteObserver, status: number, started: number): void {
     const milliseconds = performance.now() - started;
-    routeMetrics[route].observe(status, milliseconds / 1000);
-    options.accessLog?.write(`cat-${(++requests).toString(36)}`, request.method ?? '', ROUTES[route], status, milliseconds);
+    route.metrics.observe(status, milliseconds / 1000);
+    route.log?.write(`cat-${(++requests).toString(36)}`, request.method ?? '', status, milliseconds);
   }
 
   /** The answers for the path, or the problem of an id that names no record (not thrown: a 404 is common, a stack trace costly). */
   function find(catalogue: PublishedCatalogue, isFilm: boolean, segment: string | undefined): Representations | Problem {
     if (segment === undefined) return isFilm ? catalogue.filmList() : catalogue.packageList();
-    const { id, valid } = decodeSegment(segment);
-    if (isFilm) return (valid && catalogue.film(id)) || notFound(`No film has the id ${quote(id)}.`);
-    const packageId = valid ? parsePackageId(id) : undefined;
-    return (packageId !== undefined && catalogue.package(packageId)) || notFound(`No film package has the id ${quote(id)}.`);
+    const id = decodeSegment(segment);
+    if (isFilm) return (id !== undefined && catalogue.film(id)) || notFound(`No film has the id ${quote(id ?? segment)}.`);
+    const packageId = id === undefined ? undefined : parsePackageId(id);
+    return (packageId !== undefined && catalogue.package(packageId)) || notFound(`No film package has the id ${quote(id ?? segment)}.`);
   }
 
   function represent(request: IncomingMessage, representations: Representations, media: MediaType): PreparedResponse {
@@ -170,7 +178,7 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
         else response.destroy();
       }
     }
-    observe(request, route, response.statusCode, started);
+    observe(request, observers[route], response.statusCode, started);
     return true;
   };
 }

@@ -5,19 +5,21 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { AccessLog } from './access-log.js';
-import { UNMATCHED_ROUTE, type RequestMetrics, type RouteMetrics } from './request-metrics.js';
+import { UNMATCHED_ROUTE, type RequestMetrics } from './request-metrics.js';
 
-function observer(route: RouteMetrics, accessLog: AccessLog | undefined): (request: FastifyRequest, reply: FastifyReply) => void {
+function observer(metrics: RequestMetrics, accessLog: AccessLog | undefined, pattern: string): (request: FastifyRequest, reply: FastifyReply) => void {
+  const route = metrics.route(pattern);
+  const log = accessLog?.route(pattern);
   return (request, reply) => {
     const milliseconds = reply.elapsedTime;
     route.observe(reply.statusCode, milliseconds / 1000);
-    accessLog?.write(request.id, request.method, route.route, reply.statusCode, milliseconds);
+    log?.write(request.id, request.method, reply.statusCode, milliseconds);
   };
 }
 
 export function observeRequests(app: FastifyInstance, metrics: RequestMetrics, accessLog: AccessLog | undefined): void {
   app.addHook('onRoute', (route) => {
-    const observe = observer(metrics.route(route.url), accessLog);
+    const observe = observer(metrics, accessLog, route.url);
     const hook: onResponseHookHandler = (request, reply, done) => {
       observe(request, reply);
       done();
@@ -26,7 +28,7 @@ export function observeRequests(app: FastifyInstance, metrics: RequestMetrics, a
     route.onResponse = [...hooks, hook];
   });
   // Requests that matched no route go through the not-found handler, which has no route hooks.
-  const unmatched = observer(metrics.route(UNMATCHED_ROUTE), accessLog);
+  const unmatched = observer(metrics, accessLog, UNMATCHED_ROUTE);
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) unmatched(request, reply);
     done();
