@@ -7,7 +7,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import type { RateLimiter } from '../access/rate-limiter.js';
 import type { IssuedToken } from '../access/token-set.js';
-import { HttpError } from './http-error.js';
+import type { Problem } from './http-error.js';
 
 /** Where the authentication step finds tokens. */
 export interface TokenDirectory {
@@ -24,54 +24,56 @@ export interface Admission {
   readonly headers: OutgoingHttpHeaders | undefined;
 }
 
-/** Decides whether a request is let in; throws the HttpError (401, 429) that refuses it. */
-export type Admit = (request: IncomingMessage) => Admission;
+/**
+ * Decides whether a request is let in, or the problem (401, 429) that refuses it: a value, not a
+ * thrown error, since refusals come in floods and a stack trace each would make them costly.
+ */
+export type Admit = (request: IncomingMessage) => Admission | Problem;
 
 /** The characters of a bearer token (RFC 6750 §2.1, b64token). */
 const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="marquee"' };
 
-function unauthorized(detail: string): HttpError {
-  return new HttpError(401, 'Unauthorized', detail, CHALLENGE);
+function unauthorized(detail: string): Problem {
+  return { status: 401, title: 'Unauthorized', detail, headers: CHALLENGE };
 }
 
 /** The token a request presents: VeeziAccessToken, as Veezi clients send it, or a bearer token. */
-function presentedToken(request: IncomingMessage): string {
+function presentedToken(request: IncomingMessage): string | Problem {
   const veezi = request.headers['veeziaccesstoken'];
   if (veezi !== undefined) {
     // Node joins a repeated header with commas, which no token holds: it is refused as malformed.
-    if (typeof veezi !== 'string' || !TOKEN.test(veezi)) throw unauthorized('The VeeziAccessToken header must hold one access token.');
+    if (typeof veezi !== 'string' || !TOKEN.test(veezi)) return unauthorized('The VeeziAccessToken header must hold one access token.');
     return veezi;
   }
   const authorization = request.headers.authorization;
   if (authorization === undefined) {
-    throw unauthorized('This API needs an access token: send it as VeeziAccessToken: TOKEN or Authorization: Bearer TOKEN.');
+    return unauthorized('This API needs an access token: send it as VeeziAccessToken: TOKEN or Authorization: Bearer TOKEN.');
   }
-  const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined) throw unauthorized('The Authorization header must be Bearer followed by an access token.');
-  return token;
+  return BEARER.exec(authorization)?.[1] ?? unauthorized('The Authorization header must be Bearer followed by an access token.');
 }
 
 /**
  * Rate limit headers (the IETF RateLimit header fields, draft-ietf-httpapi-ratelimit-headers)
  * on every answer while limiting is on, and 429 with Retry-After once a caller's bucket is empty.
  */
-function limitRate(limiter: RateLimiter, caller: string | number): OutgoingHttpHeaders {
+function limitRate(customer: string, limiter: RateLimiter | undefined, caller: string | number): Admission | Problem {
+  if (limiter === undefined) return { customer, headers: undefined };
   const decision = limiter.take(caller);
   const headers = {
     'ratelimit-limit': String(decision.limit),
     'ratelimit-remaining': String(decision.remaining),
     'ratelimit-reset': String(decision.resetSeconds),
   };
-  if (decision.allowed) return headers;
+  if (decision.allowed) return { customer, headers };
   const { perSecond, burst } = limiter.policy;
-  throw new HttpError(
-    429,
-    'Too Many Requests',
-    `At most ${burst} requests at once and ${perSecond} a second after that; retry in ${decision.retryAfterSeconds} s.`,
-    { ...headers, 'retry-after': String(decision.retryAfterSeconds) },
-  );
+  return {
+    status: 429,
+    title: 'Too Many Requests',
+    detail: `At most ${burst} requests at once and ${perSecond} a second after that; retry in ${decision.retryAfterSeconds} s.`,
+    headers: { ...headers, 'retry-after': String(decision.retryAfterSeconds) },
+  };
 }
 
 /**
@@ -81,10 +83,12 @@ function limitRate(limiter: RateLimiter, caller: string | number): OutgoingHttpH
  */
 export function authenticate(tokens: TokenDirectory, limiter: RateLimiter | undefined): Admit {
   return (request) => {
-    if (tokens.open) return { customer: DEFAULT_CUSTOMER, headers: limiter && limitRate(limiter, request.socket.remoteAddress ?? '') };
-    const issued = tokens.authenticate(presentedToken(request));
-    if (issued === undefined) throw unauthorized('The access token is not known.');
-    if (issued.revoked) throw unauthorized('The access token was revoked.');
-    return { customer: issued.customer, headers: limiter && limitRate(limiter, issued.id) };
+    if (tokens.open) return limitRate(DEFAULT_CUSTOMER, limiter, request.socket.remoteAddress ?? '');
+    const token = presentedToken(request);
+    if (typeof token !== 'string') return token;
+    const issued = tokens.authenticate(token);
+    if (issued === undefined) return unauthorized('The access token is not known.');
+    if (issued.revoked) return unauthorized('The access token was revoked.');
+    return limitRate(issued.customer, limiter, issued.id);
   };
 }

@@ -150,6 +150,7 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
       throw new HttpError(405, 'Method Not Allowed', `${request.method ?? ''} is not allowed here; use GET or HEAD.`, { allow: 'GET, HEAD' });
     }
     const admission = options.admit(request);
+    if ('detail' in admission) return { answer: problemResponse(admission, media.format), headers: undefined };
     const found = find(catalogues.published(admission.customer), isFilm, segment);
     return { answer: 'detail' in found ? problemResponse(found, media.format) : represent(request, found, media), headers: admission.headers };
   }
