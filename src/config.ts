@@ -186,7 +186,7 @@ export const SETTINGS = {
     flag: 'idle-timeout',
     env: 'MARQUEE_IDLE_TIMEOUT',
     valueName: 'MS',
-    description: 'longest silence on a connection with a request open (a client that stops reading), in milliseconds',
+    description: 'longest an answer may wait with nothing of it sent (a client that stops reading), in milliseconds',
     defaultText: '60000',
     parse: integerIn(1, 3_600_000),
   },

@@ -64,6 +64,18 @@ async function trickle(port: number, path: string, ms: number): Promise<Answer> 
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(text.indexOf('\r\n\r\n') + 4) };
 }
 
+/**
+ * A catalogue of 100 films whose film list (about 10 MB) is far more than the socket buffers
+ * hold, so its answer stays in flight while the client does not read.
+ */
+async function bigCatalogue(): Promise<string> {
+  const [film] = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Record<string, unknown>[];
+  const films = times(100, (index) => ({ ...film, Id: `BIG-${index}`, DisplaySequence: index, Synopsis: `${index} `.repeat(50_000) }));
+  const seed = join(await tempDir(), 'big.json');
+  await writeFile(seed, JSON.stringify(films));
+  return seed;
+}
+
 describe('graceful shutdown', () => {
   test('SIGTERM stops accepting, lets the requests in flight finish, and exits 0', async () => {
     const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
@@ -94,13 +106,7 @@ describe('graceful shutdown', () => {
   });
 
   test('a slow download in progress at SIGTERM completes, and the server exits right after it', async () => {
-    // A catalogue whose film list (about 10 MB) is far more than the socket buffers hold, so its
-    // answer stays in flight while the client does not read.
-    const [film] = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Record<string, unknown>[];
-    const films = times(100, (index) => ({ ...film, Id: `BIG-${index}`, DisplaySequence: index, Synopsis: `${index} `.repeat(50_000) }));
-    const seed = join(await tempDir(), 'big.json');
-    await writeFile(seed, JSON.stringify(films));
-    const server = await serve(['--database', await freshDatabase(), '--seed', seed, '--keep-alive-timeout', '20000']);
+    const server = await serve(['--database', await freshDatabase(), '--seed', await bigCatalogue(), '--keep-alive-timeout', '20000']);
 
     const socket = await open(server.port);
     const chunks: Buffer[] = [];
@@ -130,6 +136,29 @@ describe('graceful shutdown', () => {
     assert.ok(Date.now() - closedAt < 3000, 'the keep-alive connection was not kept open after its answer');
     const warnings = server.logs.filter((entry) => (entry['level'] as number) >= 40 && !String(entry['msg']).startsWith('no access token exists'));
     assert.deepEqual(warnings, []);
+  });
+
+  test('a client that leaves an answer unread for --idle-timeout is cut off, while a reading one gets the whole answer', async () => {
+    const server = await serve(['--database', await freshDatabase(), '--seed', await bigCatalogue(), '--idle-timeout', '300']);
+    const whole = await get(server.port, '/v4/film');
+    assert.equal(whole.status, 200, 'a client that reads gets its answer, however long it takes beyond the idle timeout');
+
+    const socket = await open(server.port);
+    const chunks: Buffer[] = [];
+    const closed = once(socket, 'close');
+    socket.on('error', () => {});
+    socket.write('GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    // Not read for five times the idle timeout, then read to the end.
+    socket.pause();
+    await delay(1500);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.resume();
+    await closed;
+    const received = Buffer.concat(chunks).toString('utf8');
+    const body = received.slice(received.indexOf('\r\n\r\n') + 4);
+    assert.match(received, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.ok(Buffer.byteLength(body) < Buffer.byteLength(whole.body), `the answer was cut: ${Buffer.byteLength(body)} of ${Buffer.byteLength(whole.body)} bytes`);
+    assert.equal((await get(server.port, '/healthz')).status, 200, 'the server goes on answering');
   });
 
   test('--shutdown-timeout cuts a request that does not finish in time, and the server still exits 0', async () => {

@@ -23,6 +23,7 @@ import { registerDocumentRoutes, registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes, type CatalogueMonitor } from './operations-routes.js';
 import { problemResponse } from './problem.js';
 import { RequestMetrics } from './request-metrics.js';
+import { cutStalledAnswers } from './stalled-answers.js';
 
 /** How long and how much a client may take; each is a setting of `marquee serve`. */
 export interface ConnectionLimits {
@@ -76,7 +77,7 @@ function createLimitedServer(listener: RequestListener, limits: ConnectionLimits
     },
     listener,
   );
-  server.setTimeout(limits.idleTimeout);
+  cutStalledAnswers(server, limits.idleTimeout);
   if (limits.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   return server;
 }
