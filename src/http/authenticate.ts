@@ -35,6 +35,9 @@ const TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="marquee"' };
 
+/** Every request while no token exists and rates are not limited. */
+const OPEN: Admission = { customer: DEFAULT_CUSTOMER, headers: undefined };
+
 function unauthorized(detail: string): Problem {
   return { status: 401, title: 'Unauthorized', detail, headers: CHALLENGE };
 }
@@ -58,8 +61,7 @@ function presentedToken(request: IncomingMessage): string | Problem {
  * Rate limit headers (the IETF RateLimit header fields, draft-ietf-httpapi-ratelimit-headers)
  * on every answer while limiting is on, and 429 with Retry-After once a caller's bucket is empty.
  */
-function limitRate(customer: string, limiter: RateLimiter | undefined, caller: string | number): Admission | Problem {
-  if (limiter === undefined) return { customer, headers: undefined };
+function limitRate(customer: string, limiter: RateLimiter, caller: string | number): Admission | Problem {
   const decision = limiter.take(caller);
   const headers = {
     'ratelimit-limit': String(decision.limit),
@@ -83,12 +85,12 @@ function limitRate(customer: string, limiter: RateLimiter | undefined, caller: s
  */
 export function authenticate(tokens: TokenDirectory, limiter: RateLimiter | undefined): Admit {
   return (request) => {
-    if (tokens.open) return limitRate(DEFAULT_CUSTOMER, limiter, request.socket.remoteAddress ?? '');
+    if (tokens.open) return limiter === undefined ? OPEN : limitRate(DEFAULT_CUSTOMER, limiter, request.socket.remoteAddress ?? '');
     const token = presentedToken(request);
     if (typeof token !== 'string') return token;
     const issued = tokens.authenticate(token);
     if (issued === undefined) return unauthorized('The access token is not known.');
     if (issued.revoked) return unauthorized('The access token was revoked.');
-    return limitRate(issued.customer, limiter, issued.id);
+    return limiter === undefined ? { customer: issued.customer, headers: undefined } : limitRate(issued.customer, limiter, issued.id);
   };
 }
