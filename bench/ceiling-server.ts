@@ -1,11 +1,13 @@
 /**
  * The ceiling: a bare node:http server that answers every request with one fixed response,
  * the very bytes and headers Marquee sends for a scenario. Nothing in Node.js answers faster.
+ * One process serves every scenario of a run, each on its own port (PORT, PORT + 1, …), so that
+ * it lives as long as the Marquee server it is compared with.
  *
- *     node dist/bench/ceiling-server.js RESPONSE.json PORT
+ *     node dist/bench/ceiling-server.js PORT RESPONSE.json [RESPONSE.json …]
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 
 export interface CapturedResponse {
   readonly status: number;
@@ -13,18 +15,25 @@ export interface CapturedResponse {
   readonly bodyBase64: string;
 }
 
-const [file, port] = process.argv.slice(2);
-if (file === undefined || port === undefined) {
-  console.error('usage: ceiling-server RESPONSE.json PORT');
+function serve(captured: CapturedResponse, port: number): Promise<Server> {
+  const body = Buffer.from(captured.bodyBase64, 'base64');
+  const server = createServer((request, response) => {
+    response.writeHead(captured.status, captured.headers);
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+  // Fastify's default, so both servers keep connections alive alike.
+  server.keepAliveTimeout = 72_000;
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+const [port, ...files] = process.argv.slice(2);
+if (port === undefined || files.length === 0) {
+  console.error('usage: ceiling-server PORT RESPONSE.json [RESPONSE.json …]');
   process.exit(2);
 }
-const captured = JSON.parse(readFileSync(file, 'utf8')) as CapturedResponse;
-const body = Buffer.from(captured.bodyBase64, 'base64');
-const server = createServer((request, response) => {
-  response.writeHead(captured.status, captured.headers);
-  response.end(request.method === 'HEAD' ? undefined : body);
+const servers = await Promise.all(files.map((file, index) => serve(JSON.parse(readFileSync(file, 'utf8')) as CapturedResponse, Number(port) + index)));
+console.log('ready');
+process.once('SIGTERM', () => {
+  for (const server of servers) server.close();
+  for (const server of servers) server.closeAllConnections();
 });
-// Fastify's default, so both servers keep connections alive alike.
-server.keepAliveTimeout = 72_000;
-server.listen(Number(port), '127.0.0.1', () => console.log('ready'));
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
