@@ -23,13 +23,11 @@ import { registerDocumentRoutes, registerOpenApi } from './openapi.js';
 import { registerOperationsRoutes, type CatalogueMonitor } from './operations-routes.js';
 import { problemResponse } from './problem.js';
 import { RequestMetrics } from './request-metrics.js';
-import { cutStalledAnswers } from './stalled-answers.js';
 
 /** How long and how much a client may take; each is a setting of `marquee serve`. */
 export interface ConnectionLimits {
   readonly requestTimeout: number;
   readonly headersTimeout: number;
-  readonly idleTimeout: number;
   readonly keepAliveTimeout: number;
   readonly maxRequestsPerSocket: number;
   readonly maxHeaderSize: number;
@@ -77,7 +75,6 @@ function createLimitedServer(listener: RequestListener, limits: ConnectionLimits
     },
     listener,
   );
-  cutStalledAnswers(server, limits.idleTimeout);
   if (limits.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   return server;
 }

@@ -10,7 +10,7 @@ import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { ConnectionDrain } from './connection-drain.js';
+import { Connections } from './connections.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
 import { batchedStandardOutput } from './log-output.js';
@@ -95,7 +95,8 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     logger: { level: settings.logLevel, stream: batchedStandardOutput() },
     limits: settings,
   });
-  const connections = new ConnectionDrain(app.server);
+  const connections = new Connections(app.server);
+  connections.cutStalledAnswers(settings.idleTimeout);
   let url: string;
   try {
     await seedIfEmpty(db, app, seedFiles);
