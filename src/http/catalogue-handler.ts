@@ -8,14 +8,15 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { Representations } from '../formats/representation.js';
-import type { AccessLog, RouteLog } from './access-log.js';
+import type { AccessLog } from './access-log.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Admit } from './authenticate.js';
 import type { CorsPolicy } from './cors.js';
 import { HttpError, quote, type Problem } from './http-error.js';
 import { formatParameter, requestedMediaType, type MediaType } from './media-types.js';
+import { RouteObserver } from './observe-requests.js';
 import { problemResponse, type PreparedResponse } from './problem.js';
-import type { RequestMetrics, RouteMetrics } from './request-metrics.js';
+import type { RequestMetrics } from './request-metrics.js';
 
 /** Where the handler finds the catalogue it serves. */
 export interface CatalogueDirectory {
@@ -41,12 +42,6 @@ export interface CatalogueHandlerOptions {
 
 /** Answers a request on a catalogue path and returns true; returns false for any other path. */
 export type CatalogueHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
-
-/** Where the answers of one route are counted and logged. */
-interface RouteObserver {
-  readonly metrics: RouteMetrics;
-  readonly log: RouteLog | undefined;
-}
 
 /** `/v4/film`, `/v1/filmpackage`, each with an optional id and one optional trailing slash. */
 const CATALOGUE_PATH = /^\/(v4\/film|v1\/filmpackage)(?:\/([^/]+))?\/?$/i;
@@ -86,7 +81,7 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 export function createCatalogueHandler(options: CatalogueHandlerOptions): CatalogueHandler {
   const { catalogues, cacheControl } = options;
-  const observer = (pattern: string): RouteObserver => ({ metrics: options.metrics.route(pattern), log: options.accessLog?.route(pattern) });
+  const observer = (pattern: string): RouteObserver => new RouteObserver(options.metrics, options.accessLog, pattern);
   const observers: Readonly<Record<keyof typeof ROUTES, RouteObserver>> = {
     filmList: observer(ROUTES.filmList),
     film: observer(ROUTES.film),
@@ -94,13 +89,6 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     package: observer(ROUTES.package),
   };
   let requests = 0;
-
-  /** Counts the answer and writes its log line: route pattern, never the URL a client sent. */
-  function observe(request: IncomingMessage, route: RouteObserver, status: number, started: number): void {
-    const milliseconds = performance.now() - started;
-    route.metrics.observe(status, milliseconds / 1000);
-    route.log?.write(`cat-${(++requests).toString(36)}`, request.method ?? '', status, milliseconds);
-  }
 
   /** The answers for the path, or the problem of an id that names no record (not thrown: a 404 is common, a stack trace costly). */
   function find(catalogue: PublishedCatalogue, isFilm: boolean, segment: string | undefined): Representations | Problem {
@@ -179,7 +167,7 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
         else response.destroy();
       }
     }
-    observe(request, observers[route], response.statusCode, started);
+    observers[route].observe(`cat-${(++requests).toString(36)}`, request.method ?? '', response.statusCode, performance.now() - started);
     return true;
   };
 }
