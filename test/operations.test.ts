@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { buildApp } from '../src/http/app.js';
+import { LogOutput } from '../src/http/log-output.js';
 import { LATENCY_BUCKETS } from '../src/http/request-metrics.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
@@ -195,18 +196,32 @@ describe('GET /metrics', () => {
   });
 });
 
+/** A log kept in memory; `lines()` writes out what is pending first. */
+function memoryLog(): { readonly output: LogOutput; lines(): string[] } {
+  let text = '';
+  const output = new LogOutput((bytes) => (text += bytes.toString()));
+  return {
+    output,
+    lines() {
+      output.flush();
+      return text.split('\n').filter((line) => line !== '').map((line) => `${line}\n`);
+    },
+  };
+}
+
 describe('request log', () => {
   test('one JSON line per request with its id, method, route pattern, status and duration', async () => {
     const { live, tokens } = await startTestApp();
-    const lines: string[] = [];
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'info', stream: { write: (line) => void lines.push(line) } } });
+    const log = memoryLog();
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'info', output: log.output } });
     atEnd(() => app.close());
     await app.fastify.ready();
-    lines.length = 0;
+    const before = log.lines().length;
 
     await app.inject({ method: 'GET', url: '/v4/film/HO00000101?format=xml' });
     await app.inject({ method: 'GET', url: '/v1/filmpackage/abc' });
     await app.inject({ method: 'DELETE', url: '/v4/film' });
+    const lines = log.lines().slice(before);
     const entries = lines.map((line) => JSON.parse(line) as Json);
     assert.equal(entries.length, 3, lines.join(''));
     const [film, missing, refused] = entries as [Json, Json, Json];
@@ -225,8 +240,8 @@ describe('request log', () => {
 
   test('a token never shows, even where a request or its headers are logged in full', async () => {
     const { live, tokens } = await startTestApp();
-    const lines: string[] = [];
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'trace', stream: { write: (line) => void lines.push(line) } } });
+    const log = memoryLog();
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'trace', output: log.output } });
     atEnd(() => app.close());
     // A route that logs what a careless handler might: the request, its headers, an error holding them.
     app.fastify.get('/careless', async (request, reply) => {
@@ -237,19 +252,19 @@ describe('request log', () => {
     const headers = { veeziaccesstoken: 'secret-veezi', authorization: 'Bearer secret-bearer' };
     await app.inject({ method: 'GET', url: '/careless?access_token=secret-query', headers });
     await app.inject({ method: 'GET', url: '/v4/film/NOPE?access_token=secret-query', headers });
-    const log = lines.join('');
-    assert.match(log, /"msg":"careless"/);
-    assert.match(log, /"path":"\/careless"/, 'a logged request shows its path');
-    assert.match(log, /\[redacted\]/);
-    assert.doesNotMatch(log, /secret/);
+    const text = log.lines().join('');
+    assert.match(text, /"msg":"careless"/);
+    assert.match(text, /"path":"\/careless"/, 'a logged request shows its path');
+    assert.match(text, /\[redacted\]/);
+    assert.doesNotMatch(text, /secret/);
   });
 
   test('--log-level quiets the request lines', async () => {
     const { live, tokens } = await startTestApp();
-    const lines: string[] = [];
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'warn', stream: { write: (line) => void lines.push(line) } } });
+    const log = memoryLog();
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'warn', output: log.output } });
     atEnd(() => app.close());
     await app.inject({ method: 'GET', url: '/v4/film' });
-    assert.deepEqual(lines, []);
+    assert.deepEqual(log.lines(), []);
   });
 });

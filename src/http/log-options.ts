@@ -4,11 +4,12 @@
  * logged request shows its path without the query string, where a client might put one.
  */
 import type { FastifyServerOptions } from 'fastify';
+import type { LogOutput } from './log-output.js';
 
 export interface LogConfig {
   readonly level: string;
   /** Where the lines go. */
-  readonly stream: { write(line: string): void };
+  readonly output: LogOutput;
 }
 
 const TOKEN_HEADERS = ['authorization', 'veeziaccesstoken'];
@@ -23,7 +24,7 @@ export function pathOf(url: string): string {
 export function logOptions(config: LogConfig): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level: config.level,
-    stream: config.stream,
+    stream: config.output,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: {
       req: (request) => ({ method: request.method, path: pathOf(request.url), remoteAddress: request.ip }),

@@ -6,6 +6,7 @@ import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import type { Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
 import { buildApp, type MarqueeApp } from '../http/app.js';
+import { LogOutput } from '../http/log-output.js';
 import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
@@ -13,7 +14,6 @@ import type { SqlClient } from '../store/sql-client.js';
 import { Connections } from './connections.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
-import { batchedStandardOutput } from './log-output.js';
 
 export type ServeSettings = Settings<
   | 'database'
@@ -92,7 +92,7 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
     corsOrigins: settings.corsOrigins,
     xmlNamespace: settings.xmlNamespace,
-    logger: { level: settings.logLevel, stream: batchedStandardOutput() },
+    logger: { level: settings.logLevel, output: LogOutput.standardOutput() },
     limits: settings,
   });
   const connections = new Connections(app.server);
