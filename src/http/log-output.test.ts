@@ -9,7 +9,7 @@ function memoryOutput(): { readonly output: LogOutput; readonly writes: string[]
 
 test('numbers are written in decimal, durations with three decimals', () => {
   const { output, writes } = memoryOutput();
-  for (const value of [0, 7, 10, 200, 1_795_368_495_121]) {
+  for (const value of [0, 7, 10, 200, 1_000_000_007, 1_795_368_495_121]) {
     output.integer(value);
     output.ascii(' ');
   }
@@ -20,7 +20,7 @@ test('numbers are written in decimal, durations with three decimals', () => {
   output.integer(-1);
   output.integer(Infinity);
   output.flush();
-  assert.deepEqual(writes, ['0 7 10 200 1795368495121 0.000 0.042 1.000 12.345 00']);
+  assert.deepEqual(writes, ['0 7 10 200 1000000007 1795368495121 0.000 0.042 1.000 12.345 00']);
 });
 
 test('lines keep their order, whichever way they were written, and leave together', () => {

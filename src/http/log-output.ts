@@ -19,6 +19,7 @@ const FLUSH_INTERVAL_MS = 20;
 const DOT = 0x2e;
 const DIGIT_ZERO = 0x30;
 const QUESTION_MARK = 0x3f;
+const BILLION = 1_000_000_000;
 
 /** Something to wait on for a millisecond, synchronously. */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
@@ -85,24 +86,21 @@ export class LogOutput {
   /** A non-negative integer, in decimal; anything else is written as 0. */
   integer(value: number): void {
     if (!(value >= 0 && value <= Number.MAX_SAFE_INTEGER)) value = 0;
-    let digits = 1;
-    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-    let rest = value;
-    for (let index = this.used + digits - 1; index >= this.used; index--) {
-      this.buffer[index] = DIGIT_ZERO + (rest % 10);
-      rest = Math.floor(rest / 10);
+    // Integer arithmetic is much faster than floating point, and a time in milliseconds is
+    // beyond 32 bits: such a number is written as its leading digits, then nine more.
+    if (value < BILLION) {
+      this.smallInteger(value);
+    } else {
+      this.smallInteger(Math.floor(value / BILLION));
+      this.fixedDigits(value % BILLION, 9);
     }
-    this.used += digits;
   }
 
   /** `thousandths` / 1000 with its three decimals, such as 0.042 for 42. */
   thousandths(thousandths: number): void {
     this.integer(Math.floor(thousandths / 1000));
-    const fraction = thousandths % 1000;
     this.buffer[this.used++] = DOT;
-    this.buffer[this.used++] = DIGIT_ZERO + Math.floor(fraction / 100);
-    this.buffer[this.used++] = DIGIT_ZERO + (Math.floor(fraction / 10) % 10);
-    this.buffer[this.used++] = DIGIT_ZERO + (fraction % 10);
+    this.fixedDigits(thousandths % 1000, 3);
   }
 
   /** Ends a line written with `reserve` and the methods after it. */
@@ -118,6 +116,23 @@ export class LogOutput {
     const pending = this.buffer.subarray(0, this.used);
     this.used = 0;
     this.sink(pending);
+  }
+
+  /** An integer below a billion, which fits the 32 bits of fast integer arithmetic. */
+  private smallInteger(value: number): void {
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = (rest / 10) | 0) digits++;
+    this.fixedDigits(value, digits);
+  }
+
+  /** The last `count` digits of an integer below a billion, with leading zeros. */
+  private fixedDigits(value: number, count: number): void {
+    let rest = value | 0;
+    for (let index = this.used + count - 1; index >= this.used; index--) {
+      this.buffer[index] = DIGIT_ZERO + (rest % 10);
+      rest = (rest / 10) | 0;
+    }
+    this.used += count;
   }
 
   private scheduleFlush(): void {
