@@ -73,8 +73,10 @@ function parsePackageId(text: string): number | undefined {
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored. */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
+  // Most revalidations send back the one tag they were given: no list to take apart.
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
