@@ -1,5 +1,6 @@
 /** Writes records in the API's JSON wire form, property by property as the shape declares. */
 import { formatMillionths } from '../catalogue/split-percent.js';
+import { joinList, type ListFraming } from './list-bytes.js';
 import type { Scalar, ScalarKind, WireShape } from './wire-shape.js';
 
 function jsonScalar(kind: ScalarKind, value: Scalar): string {
@@ -20,11 +21,9 @@ export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
   return `{${members.join(',')}}`;
 }
 
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
+const ARRAY: ListFraming = { start: Buffer.from('['), separator: Buffer.from(','), end: Buffer.from(']') };
 
 /** Joins records already written with `jsonRecord` into a JSON array, copying bytes only. */
 export function jsonArray(items: readonly Buffer[]): Buffer {
-  return Buffer.concat([OPEN, ...items.flatMap((item, index) => (index === 0 ? [item] : [COMMA, item])), CLOSE]);
+  return joinList(items, ARRAY);
 }

@@ -3,6 +3,7 @@
  * ordinal alphabetical order, `i:nil` for null, the data-contract namespace on the root.
  */
 import { formatMillionths } from '../catalogue/split-percent.js';
+import { joinList } from './list-bytes.js';
 import { arrayRootName, type Scalar, type ScalarKind, type WireShape } from './wire-shape.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
 
@@ -53,9 +54,12 @@ export class XmlWriter {
 
   /** A list as a document, from each record's children, copying bytes only. */
   arrayDocument(shape: Named, children: readonly Buffer[]): Buffer {
-    const open = Buffer.from(`<${shape.name}>`);
-    const close = Buffer.from(`</${shape.name}>`);
-    return Buffer.concat([Buffer.from(this.arrayStart(shape)), ...children.flatMap((child) => [open, child, close]), Buffer.from(arrayEnd(shape))]);
+    return joinList(children, {
+      start: Buffer.from(this.arrayStart(shape)),
+      itemStart: Buffer.from(`<${shape.name}>`),
+      itemEnd: Buffer.from(`</${shape.name}>`),
+      end: Buffer.from(arrayEnd(shape)),
+    });
   }
 
   /** The opening tag of a list document, for writers that stream the records. */

@@ -1,0 +1,39 @@
+/**
+ * Joins records already written into the bytes of a list, with one copy of each: a catalogue's
+ * list is megabytes of thousands of records, and joining it piece by piece through a list of
+ * pieces cost twice the time, all of it in one turn of the event loop.
+ */
+
+export interface ListFraming {
+  readonly start: Uint8Array;
+  readonly end: Uint8Array;
+  /** Written before each item. */
+  readonly itemStart?: Uint8Array;
+  /** Written after each item. */
+  readonly itemEnd?: Uint8Array;
+  /** Written between two items. */
+  readonly separator?: Uint8Array;
+}
+
+const NOTHING = new Uint8Array(0);
+
+export function joinList(items: readonly Uint8Array[], framing: ListFraming): Buffer {
+  const { start, end, itemStart = NOTHING, itemEnd = NOTHING, separator = NOTHING } = framing;
+  let length = start.length + end.length + items.length * (itemStart.length + itemEnd.length) + Math.max(0, items.length - 1) * separator.length;
+  for (const item of items) length += item.length;
+  const list = Buffer.allocUnsafe(length);
+  let offset = 0;
+  const put = (bytes: Uint8Array): void => {
+    list.set(bytes, offset);
+    offset += bytes.length;
+  };
+  put(start);
+  for (const [index, item] of items.entries()) {
+    if (index > 0) put(separator);
+    put(itemStart);
+    put(item);
+    put(itemEnd);
+  }
+  put(end);
+  return list;
+}
