@@ -35,8 +35,12 @@ const CODINGS: readonly ContentCoding[] = ['br', 'gzip'];
 
 export class Representation {
   readonly etag: string;
-  /** Compressed forms once made; null where compression did not pay. A cache, never a change of content. */
-  private readonly encodings = new Map<ContentCoding, EncodedBody | null>();
+  /**
+   * Compressed forms once made; null where compression did not pay. A cache, never a change of
+   * content, made on the first compression: most records are never asked for compressed, and a
+   * map for each of them made a reload's garbage collections copy thousands more objects.
+   */
+  private encodings: Map<ContentCoding, EncodedBody | null> | undefined;
 
   constructor(readonly body: Buffer) {
     this.etag = `"${hash('sha1', body, 'base64url')}"`;
@@ -53,7 +57,7 @@ export class Representation {
    */
   encoded(coding: ContentCoding): EncodedBody | undefined {
     if (!this.compressible) return undefined;
-    const encoded = this.encodings.get(coding);
+    const encoded = this.encodings?.get(coding);
     if (encoded !== undefined) return encoded ?? undefined;
     if (this.body.length > MAX_COMPRESSED_ON_REQUEST) return undefined;
     return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
@@ -68,6 +72,7 @@ export class Representation {
   private keep(coding: ContentCoding, compressed: Buffer): EncodedBody | null {
     // Under ~10 % saved, the identity body is as good and spares the client the decoding.
     const encoded = compressed.length < this.body.length * 0.9 ? { body: compressed, etag: `${this.etag.slice(0, -1)}-${coding}"` } : null;
+    this.encodings ??= new Map();
     this.encodings.set(coding, encoded);
     return encoded;
   }
