@@ -17,7 +17,7 @@ interface PublishedCollection<Key> {
 }
 
 /** Records written between two yields to the event loop: a few milliseconds of work. */
-const RECORDS_PER_TURN = 200;
+const RECORDS_PER_TURN = 100;
 
 async function publish<T, Key>(shape: WireShape<T>, records: readonly T[], key: (record: T) => Key, xml: XmlWriter): Promise<PublishedCollection<Key>> {
   const items = new Map<Key, Representations>();
