@@ -1,7 +1,7 @@
 /**
  * Joins records already written into the bytes of a list, with one copy of each: a catalogue's
- * list is megabytes of thousands of records, and joining it piece by piece through a list of
- * pieces cost twice the time, all of it in one turn of the event loop.
+ * list is megabytes made of thousands of records, and joining it through an array of every
+ * piece took about twice as long, all of it in one turn of the event loop.
  */
 
 export interface ListFraming {
