@@ -3,7 +3,7 @@
  * ordinal alphabetical order, `i:nil` for null, the data-contract namespace on the root.
  */
 import { formatMillionths } from '../catalogue/split-percent.js';
-import { joinList } from './list-bytes.js';
+import { joinList, type ListFraming } from './list-bytes.js';
 import { arrayRootName, type Scalar, type ScalarKind, type WireShape } from './wire-shape.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
 
@@ -42,6 +42,8 @@ export function xmlChildren<T>(shape: WireShape<T>, record: T): string {
 /** Writes XML documents whose root carries the configured data-contract namespace. */
 export class XmlWriter {
   private readonly namespaces: string;
+  /** The root tags of each shape's one-record documents, made once rather than for every record. */
+  private readonly documentRoots = new Map<string, ListFraming>();
 
   constructor(namespace: string = DEFAULT_XML_NAMESPACE) {
     this.namespaces = ` xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${escapeXmlAttribute(namespace)}"`;
@@ -49,7 +51,12 @@ export class XmlWriter {
 
   /** One record as a document, from its children as written by `xmlChildren`. */
   document(shape: Named, children: Buffer): Buffer {
-    return Buffer.concat([Buffer.from(`<${shape.name}${this.namespaces}>`), children, Buffer.from(`</${shape.name}>`)]);
+    let root = this.documentRoots.get(shape.name);
+    if (root === undefined) {
+      root = { start: Buffer.from(`<${shape.name}${this.namespaces}>`), end: Buffer.from(`</${shape.name}>`) };
+      this.documentRoots.set(shape.name, root);
+    }
+    return joinList([children], root);
   }
 
   /** A list as a document, from each record's children, copying bytes only. */

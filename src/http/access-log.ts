@@ -37,8 +37,8 @@ export class RouteLog {
   }
 
   /**
-   * `reqId` and `method` are written as they are: request ids are made of letters, digits and
-   * dashes, and Node's parser accepts only registered method names, neither of which JSON escapes.
+   * `reqId` and `method` are written without escaping: request ids are made of letters, digits
+   * and dashes, and Node's parser accepts only registered method names, none of which JSON escapes.
    */
   write(reqId: string, method: string, status: number, milliseconds: number): void {
     const output = this.output;

@@ -60,8 +60,9 @@ export class LogOutput {
   /** A whole line (pino's), newline included. */
   write(line: string): void {
     // A UTF-16 code unit takes at most three bytes of UTF-8.
-    this.reserve(line.length * 3);
-    if (line.length * 3 > CAPACITY) this.sink(Buffer.from(line));
+    const maxBytes = line.length * 3;
+    this.reserve(maxBytes);
+    if (maxBytes > CAPACITY) this.sink(Buffer.from(line));
     else this.used += this.buffer.write(line, this.used);
     this.scheduleFlush();
   }
