@@ -5,6 +5,8 @@
  * catalogue paths answer here and every other path goes on to the application framework.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+// The global `performance` is a getter, looked up on every use; the module's binding is not.
+import { performance } from 'node:perf_hooks';
 import { MAX_INT32 } from '../catalogue/model.js';
 import type { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { Representations } from '../formats/representation.js';
@@ -152,7 +154,8 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     const match = CATALOGUE_PATH.exec(queryStart === -1 ? url : url.slice(0, queryStart));
     if (match === null) return false;
     const [, resource = '', segment] = match;
-    const isFilm = resource.toLowerCase() === 'v4/film';
+    // Paths match in any case, as on the original API; clients send them in lower case.
+    const isFilm = resource === 'v4/film' || resource.toLowerCase() === 'v4/film';
     const route = segment === undefined ? (isFilm ? 'filmList' : 'packageList') : isFilm ? 'film' : 'package';
     const media = requestedMediaType(request.headers.accept, formatParameter(queryStart === -1 ? undefined : url.slice(queryStart + 1)));
     const cors = options.cors?.headers(request);
