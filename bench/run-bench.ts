@@ -7,7 +7,8 @@
  * drives the two in turn, many short rounds each: the speed of a shared virtual machine drifts by
  * tens of percent from one minute to the next, and taking turns lets the drift fall on both alike.
  * Each figure is the median of its rounds, and the ratio the median of each round's own ratio, the
- * two runs of a round being a second apart. It also times start-up, a reload under load, and
+ * two runs of a round being a second apart; the quartiles of those ratios show how much the rounds
+ * disagree. It also times start-up, a reload under load, and
  * memory. Figures are printed and written under bench/results/.
  *
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000]
@@ -49,6 +50,10 @@ interface ScenarioResult {
   readonly marquee: WrkFigures;
   readonly ceiling: WrkFigures;
   readonly ratio: number;
+  /** The first and third quartiles of the rounds' ratios: how far one round strays from the next. */
+  readonly ratioQuartiles: readonly [number, number];
+  /** Each round's ratio, in the order they ran. */
+  readonly roundRatios: readonly number[];
 }
 
 const { values: options } = parseArgs({
@@ -138,10 +143,13 @@ async function wrk(port: number, scenario: Scenario, seconds = DURATION, connect
   };
 }
 
-function median(values: readonly number[]): number {
+/** The value below which a share `q` of the others lie: 0.5 for the median. */
+function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as number;
+  return sorted[Math.floor((sorted.length - 1) * q)] as number;
 }
+
+const median = (values: readonly number[]): number => quantile(values, 0.5);
 
 /** The median of each figure over the rounds. */
 function medianFigures(rounds: readonly WrkFigures[]): WrkFigures {
@@ -216,8 +224,16 @@ async function compare(films: number, scenario: Scenario, ceilingPort: number): 
   const marquee = medianFigures(rounds.map((round) => round.marquee));
   const ceiling = medianFigures(rounds.map((round) => round.ceiling));
   // Each round's two runs share the machine's speed of the moment: the ratio is taken per round.
-  const ratio = median(rounds.map((round) => round.marquee.requestsPerSecond / round.ceiling.requestsPerSecond));
-  const result = { films, scenario: scenario.name, marquee, ceiling, ratio };
+  const roundRatios = rounds.map((round) => round.marquee.requestsPerSecond / round.ceiling.requestsPerSecond);
+  const result: ScenarioResult = {
+    films,
+    scenario: scenario.name,
+    marquee,
+    ceiling,
+    ratio: median(roundRatios),
+    ratioQuartiles: [quantile(roundRatios, 0.25), quantile(roundRatios, 0.75)],
+    roundRatios,
+  };
   console.log(formatRow(result));
   return result;
 }
@@ -301,7 +317,7 @@ function formatRow(result: ScenarioResult): string {
     `p50 ${marquee.p50Ms.toFixed(2).padStart(6)} ms`,
     `p99 ${marquee.p99Ms.toFixed(2).padStart(6)} ms`,
     `ceiling ${ceiling.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
-    `ratio ${result.ratio.toFixed(2)}`,
+    `ratio ${result.ratio.toFixed(2)}, quartiles ${result.ratioQuartiles.map((ratio) => ratio.toFixed(2)).join('-')}`,
   ].join('  ');
 }
 
