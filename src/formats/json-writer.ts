@@ -5,20 +5,49 @@ import type { Scalar, ScalarKind, WireShape } from './wire-shape.js';
 
 function jsonScalar(kind: ScalarKind, value: Scalar): string {
   if (value === null) return 'null';
-  // A number written with exactly six decimals, which JSON.stringify cannot do.
-  if (kind === 'percent') return formatMillionths(value as number);
-  return JSON.stringify(value);
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    default:
+      // A percentage is written with exactly six decimals, which JSON.stringify cannot do.
+      return kind === 'percent' ? formatMillionths(value) : String(value);
+  }
 }
 
+/** Each property's name as it opens a member, after the brace or comma before it; made once per shape. */
+const memberOpenings = new WeakMap<WireShape<unknown>, readonly string[]>();
+
+function openingsOf(shape: WireShape<unknown>): readonly string[] {
+  let openings = memberOpenings.get(shape);
+  if (openings === undefined) {
+    openings = shape.fields.map((field, index) => `${index === 0 ? '{' : ','}"${field.name}":`);
+    memberOpenings.set(shape, openings);
+  }
+  return openings;
+}
+
+/** One record as a JSON object. Built by appending: joining a list of members took about a third longer. */
 export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
-  const members = shape.fields.map((field) => {
-    const value =
-      field.kind === 'list'
-        ? `[${field.read(record).map((item: unknown) => jsonRecord(field.item, item)).join(',')}]`
-        : jsonScalar(field.kind, field.read(record));
-    return `"${field.name}":${value}`;
-  });
-  return `{${members.join(',')}}`;
+  const openings = openingsOf(shape as WireShape<unknown>);
+  let json = '';
+  let member = 0;
+  for (const field of shape.fields) {
+    json += openings[member++];
+    if (field.kind === 'list') {
+      const itemShape: WireShape<unknown> = field.item;
+      let separator = '[';
+      for (const item of field.read(record) as readonly unknown[]) {
+        json += separator + jsonRecord(itemShape, item);
+        separator = ',';
+      }
+      json += separator === '[' ? '[]' : ']';
+    } else {
+      json += jsonScalar(field.kind, field.read(record));
+    }
+  }
+  return `${json}}`;
 }
 
 const ARRAY: ListFraming = { start: Buffer.from('['), separator: Buffer.from(','), end: Buffer.from(']') };
