@@ -15,11 +15,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import type { CapturedResponse } from './ceiling-server.js';
@@ -192,11 +194,14 @@ async function startMarquee(database: string, logFile: string): Promise<MarqueeS
   return {
     process: child,
     readyMs: performance.now() - started,
-    logged: async (message) =>
-      (await readFile(logFile, 'utf8'))
-        .split('\n')
-        .filter((line) => line.includes(`"msg":"${message}"`))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    async logged(message) {
+      const lines: Record<string, unknown>[] = [];
+      // Line by line: a whole run's request log outgrows the longest string V8 can hold.
+      for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
+        if (line.includes(`"msg":"${message}"`)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      return lines;
+    },
   };
 }
 
