@@ -8,8 +8,8 @@
  * tens of percent from one minute to the next, and taking turns lets the drift fall on both alike.
  * Each figure is the median of its rounds, and the ratio the median of each round's own ratio, the
  * two runs of a round being a second apart; the quartiles of those ratios show how much the rounds
- * disagree. It also times start-up, a reload under load, and
- * memory. Figures are printed and written under bench/results/.
+ * disagree. It also times start-up, a reload under load, and memory. Figures are printed and
+ * written under bench/results/.
  *
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000]
  */
@@ -20,8 +20,8 @@ import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises'
 import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import type { CapturedResponse } from './ceiling-server.js';

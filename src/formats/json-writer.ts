@@ -37,12 +37,10 @@ export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
     json += openings[member++];
     if (field.kind === 'list') {
       const itemShape: WireShape<unknown> = field.item;
-      let separator = '[';
-      for (const item of field.read(record) as readonly unknown[]) {
-        json += separator + jsonRecord(itemShape, item);
-        separator = ',';
-      }
-      json += separator === '[' ? '[]' : ']';
+      const items: readonly unknown[] = field.read(record);
+      json += '[';
+      for (let index = 0; index < items.length; index++) json += `${index === 0 ? '' : ','}${jsonRecord(itemShape, items[index])}`;
+      json += ']';
     } else {
       json += jsonScalar(field.kind, field.read(record));
     }
