@@ -17,9 +17,9 @@ function jsonScalar(kind: ScalarKind, value: Scalar): string {
 }
 
 /** Each property's name as it opens a member, after the brace or comma before it; made once per shape. */
-const memberOpenings = new WeakMap<WireShape<unknown>, readonly string[]>();
+const memberOpenings = new WeakMap<object, readonly string[]>();
 
-function openingsOf(shape: WireShape<unknown>): readonly string[] {
+function openingsOf<T>(shape: WireShape<T>): readonly string[] {
   let openings = memberOpenings.get(shape);
   if (openings === undefined) {
     openings = shape.fields.map((field, index) => `${index === 0 ? '{' : ','}"${field.name}":`);
@@ -30,7 +30,7 @@ function openingsOf(shape: WireShape<unknown>): readonly string[] {
 
 /** One record as a JSON object. Built by appending: joining a list of members took about a third longer. */
 export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
-  const openings = openingsOf(shape as WireShape<unknown>);
+  const openings = openingsOf(shape);
   let json = '';
   let member = 0;
   for (const field of shape.fields) {
