@@ -81,7 +81,7 @@ try {
     const live = new LiveCatalogue(db, new XmlWriter());
     await live.refresh();
     const retained = retainedBytes() - before;
-    if (live.published('default').snapshot.films.length !== count) throw new Error('the catalogue did not load');
+    if (live.published('default').filmCount !== count) throw new Error('the catalogue did not load');
     const rss = (await serverRss(database)) - emptyRss;
     console.log(
       `${String(count).padEnd(9)} ${mib(retained).padEnd(11)} ${mib((retained / count) * 1000).padEnd(17)} ${mib(rss).padEnd(12)} ${mib((rss / count) * 1000)}`,

@@ -6,6 +6,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import { ByteSlabs } from './byte-slabs.js';
 import { jsonArray, jsonRecord } from './json-writer.js';
 import { Representation, type Representations } from './representation.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from './wire-shape.js';
@@ -21,15 +22,16 @@ const RECORDS_PER_TURN = 100;
 
 async function publish<T, Key>(shape: WireShape<T>, records: readonly T[], key: (record: T) => Key, xml: XmlWriter): Promise<PublishedCollection<Key>> {
   const items = new Map<Key, Representations>();
+  const slabs = new ByteSlabs();
   const jsonItems: Buffer[] = [];
   const xmlItems: Buffer[] = [];
   for (const [index, record] of records.entries()) {
     if (index > 0 && index % RECORDS_PER_TURN === 0) await nextTurn();
-    const json = Buffer.from(jsonRecord(shape, record));
-    const children = Buffer.from(xmlChildren(shape, record));
+    const json = slabs.write(jsonRecord(shape, record));
+    const { document, children } = xml.record(shape, xmlChildren(shape, record), slabs);
     jsonItems.push(json);
     xmlItems.push(children);
-    items.set(key(record), { json: new Representation(json), xml: new Representation(xml.document(shape, children)) });
+    items.set(key(record), { json: new Representation(json), xml: new Representation(document) });
   }
   await nextTurn();
   const list = { json: new Representation(jsonArray(jsonItems)) };
@@ -37,9 +39,14 @@ async function publish<T, Key>(shape: WireShape<T>, records: readonly T[], key: 
   return { list: { ...list, xml: new Representation(xml.arrayDocument(shape, xmlItems)) }, items };
 }
 
+/**
+ * Keeps the answers only, not the records they were written from: those would double what a
+ * catalogue holds in memory, and every garbage collection would go through them.
+ */
 export class PublishedCatalogue {
   private constructor(
-    readonly snapshot: CatalogueSnapshot,
+    /** The stored catalogue version the answers were written from. */
+    readonly version: number,
     private readonly films: PublishedCollection<string>,
     private readonly packages: PublishedCollection<number>,
   ) {}
@@ -47,7 +54,15 @@ export class PublishedCatalogue {
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<PublishedCatalogue> {
     const films = await publish(FILM_SHAPE, snapshot.films, (film) => film.id, xml);
     const packages = await publish(PACKAGE_SHAPE, snapshot.packages, (filmPackage) => filmPackage.id, xml);
-    return new PublishedCatalogue(snapshot, films, packages);
+    return new PublishedCatalogue(snapshot.version, films, packages);
+  }
+
+  get filmCount(): number {
+    return this.films.items.size;
+  }
+
+  get packageCount(): number {
+    return this.packages.items.size;
   }
 
   /**

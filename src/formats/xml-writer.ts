@@ -3,7 +3,8 @@
  * ordinal alphabetical order, `i:nil` for null, the data-contract namespace on the root.
  */
 import { formatMillionths } from '../catalogue/split-percent.js';
-import { joinList, type ListFraming } from './list-bytes.js';
+import type { ByteSlabs } from './byte-slabs.js';
+import { joinList } from './list-bytes.js';
 import { arrayRootName, type Scalar, type ScalarKind, type WireShape } from './wire-shape.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
 
@@ -39,24 +40,35 @@ export function xmlChildren<T>(shape: WireShape<T>, record: T): string {
   return xml;
 }
 
+/** The root tags of a shape's one-record documents, and their lengths in bytes. */
+interface DocumentRoot {
+  readonly start: string;
+  readonly end: string;
+  readonly startBytes: number;
+  readonly endBytes: number;
+}
+
+/** One record as a document, and its child elements as a list holds them: a view of the document. */
+export interface XmlRecord {
+  readonly document: Buffer;
+  readonly children: Buffer;
+}
+
 /** Writes XML documents whose root carries the configured data-contract namespace. */
 export class XmlWriter {
   private readonly namespaces: string;
-  /** The root tags of each shape's one-record documents, made once rather than for every record. */
-  private readonly documentRoots = new Map<string, ListFraming>();
+  /** Made once per shape rather than for every record. */
+  private readonly documentRoots = new Map<string, DocumentRoot>();
 
   constructor(namespace: string = DEFAULT_XML_NAMESPACE) {
     this.namespaces = ` xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${escapeXmlAttribute(namespace)}"`;
   }
 
-  /** One record as a document, from its children as written by `xmlChildren`. */
-  document(shape: Named, children: Buffer): Buffer {
-    let root = this.documentRoots.get(shape.name);
-    if (root === undefined) {
-      root = { start: Buffer.from(`<${shape.name}${this.namespaces}>`), end: Buffer.from(`</${shape.name}>`) };
-      this.documentRoots.set(shape.name, root);
-    }
-    return joinList([children], root);
+  /** One record as a document, from its children as written by `xmlChildren`, written into `slabs`. */
+  record(shape: Named, children: string, slabs: ByteSlabs): XmlRecord {
+    const root = this.documentRoot(shape);
+    const document = slabs.write(`${root.start}${children}${root.end}`);
+    return { document, children: document.subarray(root.startBytes, document.length - root.endBytes) };
   }
 
   /** A list as a document, from each record's children, copying bytes only. */
@@ -72,6 +84,17 @@ export class XmlWriter {
   /** The opening tag of a list document, for writers that stream the records. */
   arrayStart(shape: Named): string {
     return `<${arrayRootName(shape)}${this.namespaces}>`;
+  }
+
+  private documentRoot(shape: Named): DocumentRoot {
+    let root = this.documentRoots.get(shape.name);
+    if (root === undefined) {
+      const start = `<${shape.name}${this.namespaces}>`;
+      const end = `</${shape.name}>`;
+      root = { start, end, startBytes: Buffer.byteLength(start), endBytes: Buffer.byteLength(end) };
+      this.documentRoots.set(shape.name, root);
+    }
+    return root;
   }
 }
 

@@ -59,11 +59,11 @@ export class LiveCatalogue implements CatalogueDirectory, CatalogueMonitor {
   }
 
   statistics(): CatalogueStatistics {
-    const catalogues = [...this.catalogues].map(([customer, { snapshot }]) => ({
+    const catalogues = [...this.catalogues].map(([customer, published]) => ({
       customer,
-      version: snapshot.version,
-      films: snapshot.films.length,
-      packages: snapshot.packages.length,
+      version: published.version,
+      films: published.filmCount,
+      packages: published.packageCount,
       changedAt: this.history.get(customer)?.changedAt,
       loads: this.history.get(customer)?.loads ?? 0,
     }));
@@ -131,7 +131,7 @@ export class LiveCatalogue implements CatalogueDirectory, CatalogueMonitor {
     this.empty ??= await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml);
     const versions = await loadCatalogueVersions(this.db);
     for (const [customer, version] of versions) {
-      if (this.catalogues.get(customer)?.snapshot.version === version) continue;
+      if (this.catalogues.get(customer)?.version === version) continue;
       const started = performance.now();
       const [snapshot, changedAt] = await this.db.transaction(
         async (tx) => [new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)), await loadCatalogueChangedAt(tx, customer)] as const,
