@@ -50,13 +50,14 @@ class PostgresStatements {
 
   constructor(private readonly queryable: pg.Pool | pg.PoolClient) {}
 
-  async query<Row>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+  async query<Row>(sql: string, params: readonly SqlValue[] = [], rowMode?: 'array'): Promise<Row[]> {
     let text = this.positional.get(sql);
     if (text === undefined) {
       text = toPositionalParameters(sql);
       this.positional.set(sql, text);
     }
-    const result = await this.queryable.query(text, [...params]);
+    const config = { text, values: [...params] };
+    const result = rowMode === 'array' ? await this.queryable.query({ ...config, rowMode }) : await this.queryable.query(config);
     return result.rows as Row[];
   }
 }
@@ -73,11 +74,15 @@ class PostgresTransaction implements SqlClient {
   }
 
   /** A connection runs one statement at a time, and work may start several at once (Promise.all). */
-  query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+  query<Row>(sql: string, params?: readonly SqlValue[], rowMode?: 'array'): Promise<Row[]> {
     if (this.ended) return Promise.reject(new Error('the transaction has ended'));
-    const result = this.last.then(() => this.statements.query<Row>(sql, params));
+    const result = this.last.then(() => this.statements.query<Row>(sql, params, rowMode));
     this.last = result.catch(() => {});
     return result;
+  }
+
+  queryArrays<Row extends readonly SqlValue[]>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.query<Row>(sql, params, 'array');
   }
 
   /**
@@ -137,6 +142,10 @@ export class PostgresClient implements SqlClient {
 
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
     return this.statements.query<Row>(sql, params);
+  }
+
+  queryArrays<Row extends readonly SqlValue[]>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.statements.query<Row>(sql, params, 'array');
   }
 
   async execute(sql: string, params?: readonly SqlValue[]): Promise<void> {

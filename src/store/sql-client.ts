@@ -25,6 +25,11 @@ export interface SqlClient {
    */
   readonly exactTextType: string;
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  /**
+   * Rows as arrays of their columns, in the order selected: for the thousands of rows of a
+   * catalogue, where making an object of each row took longer than reading it.
+   */
+  queryArrays<Row extends readonly SqlValue[]>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
   execute(sql: string, params?: readonly SqlValue[]): Promise<void>;
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.

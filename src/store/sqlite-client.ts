@@ -11,6 +11,8 @@ export class SqliteClient implements SqlClient {
   /** SQLite's default collation, BINARY, compares bytes, and UTF-8 bytes order as code points do. */
   readonly exactTextType = 'TEXT';
   private readonly statements = new Map<string, Database.Statement>();
+  /** Prepared apart from `statements`: a statement returns either objects or arrays, never both. */
+  private readonly arrayStatements = new Map<string, Database.Statement>();
   private inTransaction = false;
 
   private constructor(private readonly db: Database.Database) {}
@@ -26,11 +28,13 @@ export class SqliteClient implements SqlClient {
     return new SqliteClient(db);
   }
 
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
+  private statement(sql: string, rows: 'objects' | 'arrays' = 'objects'): Database.Statement {
+    const statements = rows === 'objects' ? this.statements : this.arrayStatements;
+    let statement = statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      if (rows === 'arrays') statement.raw(true);
+      statements.set(sql, statement);
     }
     return statement;
   }
@@ -40,6 +44,11 @@ export class SqliteClient implements SqlClient {
     // loop, so a server answers requests between the pages of a long read.
     await nextTurn();
     return this.statement(sql).all(...params) as Row[];
+  }
+
+  async queryArrays<Row extends readonly SqlValue[]>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+    await nextTurn();
+    return this.statement(sql, 'arrays').all(...params) as Row[];
   }
 
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<void> {
