@@ -1,7 +1,8 @@
 /**
  * Writes the text of many records into shared buffers, each record's bytes a view of one of
- * them. A buffer of its own for each of a catalogue's thousands of records cost an allocation
- * and a measuring pass over its text, which together took a reload longer than the writing.
+ * them. A buffer of its own for each of a catalogue's thousands of records cost, for each, an
+ * allocation and a pass measuring its text, about as much as writing the bytes, and left the
+ * garbage collector thousands more buffers to track.
  */
 
 /** Big enough for hundreds of records: the few kilobytes left unused at the end of each are noise. */
