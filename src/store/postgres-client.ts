@@ -73,16 +73,20 @@ class PostgresTransaction implements SqlClient {
     this.statements = new PostgresStatements(connection);
   }
 
-  /** A connection runs one statement at a time, and work may start several at once (Promise.all). */
-  query<Row>(sql: string, params?: readonly SqlValue[], rowMode?: 'array'): Promise<Row[]> {
-    if (this.ended) return Promise.reject(new Error('the transaction has ended'));
-    const result = this.last.then(() => this.statements.query<Row>(sql, params, rowMode));
-    this.last = result.catch(() => {});
-    return result;
+  query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.inTurn(() => this.statements.query<Row>(sql, params));
   }
 
   queryArrays<Row extends readonly SqlValue[]>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
-    return this.query<Row>(sql, params, 'array');
+    return this.inTurn(() => this.statements.query<Row>(sql, params, 'array'));
+  }
+
+  /** A connection runs one statement at a time, and work may start several at once (Promise.all). */
+  private inTurn<Rows>(statement: () => Promise<Rows>): Promise<Rows> {
+    if (this.ended) return Promise.reject(new Error('the transaction has ended'));
+    const result = this.last.then(statement);
+    this.last = result.catch(() => {});
+    return result;
   }
 
   /**
