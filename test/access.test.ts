@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { issueToken, revokeToken } from '../src/access/manage-tokens.js';
+import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { runCli, startTestApp, type TestApp } from './helpers.js';
+import { DatabaseBusyError } from '../src/store/sql-client.js';
+import { DEMO, TEST_DATABASE, runCli, startTestApp, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -172,5 +175,39 @@ describe('what is stored', () => {
     await t.tokens.flushUses({ failIfBusy: true });
     const [row] = await t.db.query<Json>('SELECT last_used_at FROM access_token');
     assert.match(String(row?.['last_used_at']), /^\d{4}-/, 'a use that could not be written is written on the next try');
+  });
+
+  test('recording last use in the background never waits for a catalogue being read on the same connection', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    assert.equal((await get(t, '/v4/film', { veeziaccesstoken: token })).statusCode, 200);
+    // A reload reads its catalogue in a transaction held over many turns of the event loop.
+    await t.db.transaction(
+      async () => {
+        const written = t.tokens.flushUses({ failIfBusy: true });
+        // On SQLite the server's one connection holds one transaction; PostgreSQL takes another from its pool.
+        if (TEST_DATABASE === 'sqlite') await assert.rejects(written, DatabaseBusyError);
+        else await written;
+      },
+      { readOnly: true },
+    );
+    await t.tokens.flushUses({ failIfBusy: true });
+    const [row] = await t.db.query<Json>('SELECT last_used_at FROM access_token');
+    assert.match(String(row?.['last_used_at']), /^\d{4}-/);
+  });
+
+  test('a server stopping during a reload lets the reload end before the last uses are written', async () => {
+    const t = await startTestApp();
+    const token = await issue(t);
+    assert.equal((await get(t, '/v4/film', { veeziaccesstoken: token })).statusCode, 200);
+    await importFiles(t.db, { customer: 'default', files: [join(DEMO, 'films.json')], replace: true });
+    let reloaded = false;
+    const reload = t.live.refresh().then(() => (reloaded = true));
+    await t.live.stop();
+    assert.ok(reloaded, 'stop resolved while the reload was still reading the database');
+    await t.tokens.stop();
+    const [row] = await t.db.query<Json>('SELECT last_used_at FROM access_token');
+    assert.match(String(row?.['last_used_at']), /^\d{4}-/);
+    await reload;
   });
 });

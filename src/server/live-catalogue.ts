@@ -105,9 +105,12 @@ export class LiveCatalogue implements CatalogueDirectory, CatalogueMonitor {
     this.subscription = followCatalogueChanges(options.notifications, look);
   }
 
+  /** Stops following the database, and resolves once a look under way has ended. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.subscription?.close();
+    // The database is closed next: a reload must not be left reading from it.
+    await (this.queued ?? this.running)?.catch(() => {});
   }
 
   private async look(): Promise<void> {

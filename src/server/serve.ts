@@ -10,7 +10,7 @@ import { LogOutput } from '../http/log-output.js';
 import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
-import type { SqlClient } from '../store/sql-client.js';
+import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
 import { Connections } from './connections.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
@@ -110,7 +110,11 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
         else app.fastify.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
       },
     });
-    tokens.watch(settings.pollInterval, (error, action) => app.fastify.log.warn({ err: error }, `${action} failed`));
+    tokens.watch(settings.pollInterval, (error, action) => {
+      // Expected while an import holds the database: what was not written is tried again.
+      if (error instanceof DatabaseBusyError) app.fastify.log.debug({ err: error }, `${action} postponed`);
+      else app.fastify.log.warn({ err: error }, `${action} failed`);
+    });
     url = await app.listen(settings.port, settings.host);
   } catch (error) {
     await live.stop();

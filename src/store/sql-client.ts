@@ -7,7 +7,8 @@ export type SqlValue = string | number | null;
 export interface TransactionOptions {
   readonly readOnly?: boolean;
   /**
-   * Fail at once with DatabaseBusyError, instead of waiting, when another writer holds the lock:
+   * Fail at once with DatabaseBusyError, instead of waiting, when another writer holds the lock
+   * or, on a connection that holds one transaction at a time, when a transaction is open on it:
    * for background writes that must never stall a server.
    */
   readonly failIfBusy?: boolean;

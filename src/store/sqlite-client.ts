@@ -58,7 +58,12 @@ export class SqliteClient implements SqlClient {
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    if (this.inTransaction) throw new Error('SQLite transactions do not nest');
+    if (this.inTransaction) {
+      // One connection holds one transaction at a time; a server's catalogue reload holds its read
+      // transaction over many turns of the event loop, during which a background write may come.
+      if (options.failIfBusy) throw new DatabaseBusyError('another transaction is open on this connection');
+      throw new Error('SQLite transactions do not nest');
+    }
     // A writer takes the lock up front (IMMEDIATE), so two importers queue instead of
     // deadlocking; a reader's DEFERRED transaction reads one WAL snapshot and blocks nobody.
     if (options.readOnly) this.db.exec('BEGIN DEFERRED');
