@@ -11,7 +11,10 @@ import { createServer, type Server } from 'node:http';
 
 export interface CapturedResponse {
   readonly status: number;
+  /** Those Node's server does not write itself. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The Keep-Alive header, such as `timeout=5, max=10000`, which Node writes from the server's settings. */
+  readonly keepAlive: string | undefined;
   readonly bodyBase64: string;
 }
 
@@ -21,8 +24,12 @@ function serve(captured: CapturedResponse, port: number): Promise<Server> {
     response.writeHead(captured.status, captured.headers);
     response.end(request.method === 'HEAD' ? undefined : body);
   });
-  // Fastify's default, so both servers keep connections alive alike.
-  server.keepAliveTimeout = 72_000;
+  // Marquee's own settings, so that both servers keep connections alive alike and Node writes
+  // the same Keep-Alive header.
+  const timeoutSeconds = /timeout=(\d+)/.exec(captured.keepAlive ?? '')?.[1] ?? '5';
+  const maxRequests = /max=(\d+)/.exec(captured.keepAlive ?? '')?.[1] ?? '0';
+  server.keepAliveTimeout = Number(timeoutSeconds) * 1000;
+  server.maxRequestsPerSocket = Number(maxRequests);
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 

@@ -93,7 +93,8 @@ function capture(port: number, scenario: Scenario): Promise<CapturedResponse> {
           // Node's http server writes these itself.
           if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name) && typeof value === 'string') headers[name] = value;
         }
-        resolve({ status: response.statusCode ?? 0, headers, bodyBase64: Buffer.concat(chunks).toString('base64') });
+        const keepAlive = response.headers['keep-alive'];
+        resolve({ status: response.statusCode ?? 0, headers, keepAlive: typeof keepAlive === 'string' ? keepAlive : undefined, bodyBase64: Buffer.concat(chunks).toString('base64') });
       });
     });
     req.on('error', reject);
