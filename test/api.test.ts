@@ -228,6 +228,10 @@ describe('choosing JSON or XML', () => {
     const odd = await get('/v4/film/%01%26', { accept: 'application/xml' });
     assert.equal(odd.statusCode, 404);
     assert.match(odd.body, /No film has the id '\uFFFD&amp;'\./, 'a control character cannot reach the XML');
+    const oddJson = await get('/v4/film/%01%22%5C%C3%A9');
+    assert.equal(oddJson.statusCode, 404);
+    assert.equal(Number(oddJson.headers['content-length']), Buffer.byteLength(oddJson.body), 'the length counts bytes, not characters');
+    assert.equal((oddJson.json() as { detail: string }).detail, `No film has the id '\u0001"\\é'.`);
   });
 });
 

@@ -89,8 +89,7 @@ function unreadableRequest(code: string | undefined): HttpError {
 function writeConnectionProblem(socket: Duplex, error: HttpError): void {
   if (socket.writable) {
     const { status, headers, body } = problemResponse(error, 'json');
-    socket.write(`HTTP/1.1 ${status} ${error.title}\r\nContent-Type: ${String(headers['content-type'])}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
-    socket.write(body);
+    socket.write(`HTTP/1.1 ${status} ${error.title}\r\nContent-Type: ${String(headers['content-type'])}\r\nContent-Length: ${String(headers['content-length'])}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy();
 }

@@ -1,6 +1,7 @@
 /** Problem details (RFC 9457) in JSON or in XML (namespace urn:ietf:rfc:7807). */
 import type { OutgoingHttpHeaders } from 'node:http';
 import { replaceXmlUnsafeCharacters } from '../catalogue/code-points.js';
+import { jsonString } from '../formats/json-writer.js';
 import type { FormatName } from '../formats/representation.js';
 import { escapeXmlText } from '../formats/xml-text.js';
 import type { Problem } from './http-error.js';
@@ -10,7 +11,8 @@ export const PROBLEM_NAMESPACE = 'urn:ietf:rfc:7807';
 export interface PreparedResponse {
   readonly status: number;
   readonly headers: OutgoingHttpHeaders;
-  readonly body: Buffer;
+  /** Prebuilt bytes, or the text of an answer made for one request, which Node encodes as it writes. */
+  readonly body: Buffer | string;
 }
 
 const CONTENT_TYPES: Readonly<Record<FormatName, string>> = {
@@ -19,8 +21,8 @@ const CONTENT_TYPES: Readonly<Record<FormatName, string>> = {
 };
 
 function problemBody(format: FormatName, error: Problem): string {
-  // The same text as JSON.stringify of the object, in about two thirds of the time: a 404 is common.
-  if (format === 'json') return `{"type":"about:blank","title":${JSON.stringify(error.title)},"status":${error.status},"detail":${JSON.stringify(error.detail)}}`;
+  // The same text as JSON.stringify of the object, in a fraction of the time: a 404 is common.
+  if (format === 'json') return `{"type":"about:blank","title":${jsonString(error.title)},"status":${error.status},"detail":${jsonString(error.detail)}}`;
   // A detail may quote what the client sent; XML cannot carry every character it might hold.
   const detail = replaceXmlUnsafeCharacters(error.detail);
   return (
@@ -30,16 +32,20 @@ function problemBody(format: FormatName, error: Problem): string {
   );
 }
 
-/** The whole answer for an error, in the negotiated format. */
-export function problemResponse(error: Problem, format: FormatName): PreparedResponse {
-  const body = Buffer.from(problemBody(format, error), 'utf8');
+/**
+ * The whole answer for an error, in the negotiated format. Its body is text: Node writes text
+ * together with the status line and headers, where bytes made first would cost an allocation
+ * and a second write.
+ */
+export function problemResponse(error: Problem, format: FormatName): PreparedResponse & { readonly body: string } {
+  const body = problemBody(format, error);
   return {
     status: error.status,
     headers: {
       ...error.headers,
       vary: 'Accept',
       'content-type': CONTENT_TYPES[format],
-      'content-length': body.length,
+      'content-length': Buffer.byteLength(body),
     },
     body,
   };
