@@ -5,36 +5,6 @@
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
-/**
- * A film's columns in the order of FILM_COLUMNS. Films are read as arrays of columns: for the
- * thousands of films of a catalogue, making an object of each row took longer than reading it.
- */
-type FilmColumns = [
-  id: string,
-  title: string,
-  shortName: string | null,
-  synopsis: string | null,
-  genre: string | null,
-  signageText: string | null,
-  distributor: string | null,
-  lastModifiedDate: string,
-  openingDate: string | null,
-  rating: string | null,
-  status: string,
-  content: string | null,
-  duration: number,
-  displaySequence: number,
-  nationalCode: string | null,
-  format: string,
-  isRestricted: number,
-  audioLanguage: string | null,
-  governmentFilmTitle: string | null,
-  filmPosterUrl: string | null,
-  filmPosterThumbnailUrl: string | null,
-  backdropImageUrl: string | null,
-  filmTrailerUrl: string | null,
-];
-
 /** A person of a film, read as the film's columns are. */
 type PersonColumns = [filmId: string, id: string, firstName: string | null, lastName: string | null, role: string];
 
@@ -54,42 +24,38 @@ interface PackageFilmRow {
   clean_up_duration: number;
 }
 
-const FILM_COLUMNS = [
-  'id', 'title', 'short_name', 'synopsis', 'genre', 'signage_text', 'distributor', 'last_modified_date',
-  'opening_date', 'rating', 'status', 'content', 'duration', 'display_sequence', 'national_code', 'format',
-  'is_restricted', 'audio_language', 'government_film_title', 'film_poster_url', 'film_poster_thumbnail_url',
-  'backdrop_image_url', 'film_trailer_url',
-] as const satisfies readonly string[] & { length: FilmColumns['length'] };
+/**
+ * The stored fields of a film, in the order of its columns. Each column is named after its field
+ * in snake case.
+ */
+const FILM_FIELDS = [
+  'id', 'title', 'shortName', 'synopsis', 'genre', 'signageText', 'distributor', 'lastModifiedDate',
+  'openingDate', 'rating', 'status', 'content', 'duration', 'displaySequence', 'nationalCode', 'format',
+  'isRestricted', 'audioLanguage', 'governmentFilmTitle', 'filmPosterUrl', 'filmPosterThumbnailUrl',
+  'backdropImageUrl', 'filmTrailerUrl',
+] as const satisfies readonly Exclude<keyof Film, 'people'>[];
 
-function filmColumns(film: Film): FilmColumns {
-  return [
-    film.id,
-    film.title,
-    film.shortName,
-    film.synopsis,
-    film.genre,
-    film.signageText,
-    film.distributor,
-    film.lastModifiedDate,
-    film.openingDate,
-    film.rating,
-    film.status,
-    film.content,
-    film.duration,
-    film.displaySequence,
-    film.nationalCode,
-    film.format,
-    film.isRestricted ? 1 : 0,
-    film.audioLanguage,
-    film.governmentFilmTitle,
-    film.filmPosterUrl,
-    film.filmPosterThumbnailUrl,
-    film.backdropImageUrl,
-    film.filmTrailerUrl,
-  ];
+const FILM_COLUMNS = FILM_FIELDS.map((field) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
+
+/** A column holds its field's value, a flag as 0 or 1. */
+type Stored<Value> = Value extends boolean ? number : Value;
+
+/**
+ * A film's columns in the order of FILM_FIELDS. Films are read as arrays of columns: for the
+ * thousands of films of a catalogue, making an object of each row took longer than reading it.
+ * Rows were validated on their way in, so their enumerations are trusted on the way out.
+ */
+type FilmColumns = ColumnsOf<typeof FILM_FIELDS>;
+
+type ColumnsOf<Fields extends readonly (keyof Film)[]> = { -readonly [Index in keyof Fields]: Stored<Film[Fields[Index] & keyof Film]> };
+
+function filmColumns(film: Film): SqlValue[] {
+  return FILM_FIELDS.map((field) => {
+    const value = film[field];
+    return typeof value === 'boolean' ? Number(value) : value;
+  });
 }
 
-// Rows were validated on their way in, so their enumerations are trusted on the way out.
 function filmFromColumns(columns: FilmColumns, people: readonly Person[]): Film {
   const [
     id,
@@ -127,12 +93,12 @@ function filmFromColumns(columns: FilmColumns, people: readonly Person[]): Film 
     lastModifiedDate,
     openingDate,
     rating,
-    status: status as Film['status'],
+    status,
     content,
     duration,
     displaySequence,
     nationalCode,
-    format: format as Film['format'],
+    format,
     isRestricted: isRestricted !== 0,
     people,
     audioLanguage,
