@@ -30,6 +30,14 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MARQUEE = join(ROOT, 'bin', 'marquee.js');
 const CEILING = join(ROOT, 'dist', 'bench', 'ceiling-server.js');
 const MARQUEE_PORT = 18_181;
+/**
+ * V8 flags of both servers. Taking turns, each server sits idle every other second, and V8's
+ * memory reducer, which shrinks the heap of a process it finds idle, fired in one of the two
+ * about 100 s into a run; the process it shrank then answered about a quarter slower until the
+ * run ended (the ceiling in some runs, Marquee in others). Under steady load it does not fire, so
+ * both servers run without it, as they would under the steady load the figures stand for.
+ */
+const SERVER_FLAGS = ['--no-memory-reducer'];
 const CEILING_PORT = 18_182;
 
 interface Scenario {
@@ -188,7 +196,7 @@ interface MarqueeServer {
 async function startMarquee(database: string, logFile: string): Promise<MarqueeServer> {
   const logHandle = await open(logFile, 'w');
   const started = performance.now();
-  const child = pinned(0, [process.execPath, MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT)], logHandle.fd);
+  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT)], logHandle.fd);
   await logHandle.close();
   // /readyz needs no token, so it also tells when a server closed by a token is ready.
   await waitUntilAnswering(MARQUEE_PORT, '/readyz');
@@ -280,7 +288,7 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
     }
     let ceilingReady: () => void = () => {};
     const listening = new Promise<void>((resolve) => (ceilingReady = resolve));
-    ceilingServer = pinned(0, [process.execPath, CEILING, String(CEILING_PORT), ...responseFiles], 'pipe', (line) => line === 'ready' && ceilingReady());
+    ceilingServer = pinned(0, [process.execPath, ...SERVER_FLAGS, CEILING, String(CEILING_PORT), ...responseFiles], 'pipe', (line) => line === 'ready' && ceilingReady());
     await listening;
 
     const results: ScenarioResult[] = [];
