@@ -30,15 +30,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MARQUEE = join(ROOT, 'bin', 'marquee.js');
 const CEILING = join(ROOT, 'dist', 'bench', 'ceiling-server.js');
 const MARQUEE_PORT = 18_181;
+const CEILING_PORT = 18_182;
 /**
  * V8 flags of both servers. Taking turns, each server sits idle every other second, and V8's
  * memory reducer, which shrinks the heap of a process it finds idle, fired in one of the two
  * about 100 s into a run; the process it shrank then answered about a quarter slower until the
- * run ended (the ceiling in some runs, Marquee in others). Under steady load it does not fire, so
- * both servers run without it, as they would under the steady load the figures stand for.
+ * run ended (the ceiling in some runs, Marquee in others). A server under the steady load the
+ * figures stand for is never idle, so both run without it.
  */
 const SERVER_FLAGS = ['--no-memory-reducer'];
-const CEILING_PORT = 18_182;
 
 interface Scenario {
   readonly name: string;
