@@ -26,8 +26,9 @@ function serve(captured: CapturedResponse, port: number): Promise<Server> {
   });
   // Marquee's own settings, so that both servers keep connections alive alike and Node writes
   // the same Keep-Alive header.
-  const timeoutSeconds = /timeout=(\d+)/.exec(captured.keepAlive ?? '')?.[1] ?? '5';
-  const maxRequests = /max=(\d+)/.exec(captured.keepAlive ?? '')?.[1] ?? '0';
+  const keepAlive = captured.keepAlive ?? '';
+  const timeoutSeconds = /timeout=(\d+)/.exec(keepAlive)?.[1] ?? '5';
+  const maxRequests = /max=(\d+)/.exec(keepAlive)?.[1] ?? '0';
   server.keepAliveTimeout = Number(timeoutSeconds) * 1000;
   server.maxRequestsPerSocket = Number(maxRequests);
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));

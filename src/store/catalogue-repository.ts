@@ -40,14 +40,15 @@ const FILM_COLUMNS = FILM_FIELDS.map((field) => field.replace(/[A-Z]/g, (letter)
 /** A column holds its field's value, a flag as 0 or 1. */
 type Stored<Value> = Value extends boolean ? number : Value;
 
+/** The stored values of `Fields`, in their order; generic because TypeScript maps a tuple to a tuple only through a type parameter. */
+type ColumnsOf<Fields extends readonly (keyof Film)[]> = { -readonly [Index in keyof Fields]: Stored<Film[Fields[Index] & keyof Film]> };
+
 /**
  * A film's columns in the order of FILM_FIELDS. Films are read as arrays of columns: for the
  * thousands of films of a catalogue, making an object of each row took longer than reading it.
  * Rows were validated on their way in, so their enumerations are trusted on the way out.
  */
 type FilmColumns = ColumnsOf<typeof FILM_FIELDS>;
-
-type ColumnsOf<Fields extends readonly (keyof Film)[]> = { -readonly [Index in keyof Fields]: Stored<Film[Fields[Index] & keyof Film]> };
 
 function filmColumns(film: Film): SqlValue[] {
   return FILM_FIELDS.map((field) => {
