@@ -3,11 +3,12 @@
  * token header, finds the token's customer in memory (one SHA-256, one map lookup) and, when
  * rate limiting is on, takes the request from the caller's bucket. The database is never touched.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import type { RateLimiter } from '../access/rate-limiter.js';
 import type { IssuedToken } from '../access/token-set.js';
 import type { Problem } from './http-error.js';
+import type { HeaderFields } from './problem.js';
 
 /** Where the authentication step finds tokens. */
 export interface TokenDirectory {
@@ -21,7 +22,7 @@ export interface TokenDirectory {
 export interface Admission {
   readonly customer: string;
   /** Rate limit headers; undefined while rate limiting is off. */
-  readonly headers: OutgoingHttpHeaders | undefined;
+  readonly headers: HeaderFields | undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
  * framework's per-request machinery cost about 40 % of the throughput of small answers, so the
  * catalogue paths answer here and every other path goes on to the application framework.
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 // The global `performance` is a getter, looked up on every use; the module's binding is not.
 import { performance } from 'node:perf_hooks';
 import { MAX_INT32 } from '../catalogue/model.js';
@@ -17,7 +17,7 @@ import type { CorsPolicy } from './cors.js';
 import { HttpError, quote, type Problem } from './http-error.js';
 import { formatParameter, requestedMediaType, type MediaType } from './media-types.js';
 import { RouteObserver } from './observe-requests.js';
-import { problemResponse, type PreparedResponse } from './problem.js';
+import { problemResponse, type HeaderFields, type PreparedResponse } from './problem.js';
 import type { RequestMetrics } from './request-metrics.js';
 
 /** Where the handler finds the catalogue it serves. */
@@ -112,8 +112,8 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
     if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
       return { status: 304, headers: { vary, 'cache-control': cacheControl, etag }, body: NO_BODY };
     }
-    const headers: OutgoingHttpHeaders = { 'content-type': media.contentType, vary, 'cache-control': cacheControl, etag, 'content-length': body.length };
-    if (encoded !== undefined) headers['content-encoding'] = coding;
+    const headers: Record<string, string> = { 'content-type': media.contentType, vary, 'cache-control': cacheControl, etag, 'content-length': String(body.length) };
+    if (coding !== undefined && encoded !== undefined) headers['content-encoding'] = coding;
     return { status: 200, headers, body };
   }
 
@@ -121,21 +121,22 @@ export function createCatalogueHandler(options: CatalogueHandlerOptions): Catalo
    * Writes an answer with the headers of the steps before it added: CORS (undefined when off) and
    * rate limits. Without either, the answer's own headers go out as they are.
    */
-  function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, cors: OutgoingHttpHeaders | undefined, admitted?: OutgoingHttpHeaders): void {
+  function write(request: IncomingMessage, response: ServerResponse, answer: PreparedResponse, cors: HeaderFields | undefined, admitted?: HeaderFields): void {
     let headers = answer.headers;
     // While the server drains, an answer on a kept-alive connection is its last.
     const closing = options.closing();
     if (cors !== undefined || admitted !== undefined || closing) {
-      headers = { ...cors, ...admitted, ...answer.headers };
-      if (cors !== undefined) headers['vary'] = headers['vary'] === undefined ? 'Origin' : `${String(headers['vary'])}, Origin`;
-      if (closing) headers['connection'] = 'close';
+      const merged: Record<string, string> = { ...cors, ...admitted, ...answer.headers };
+      if (cors !== undefined) merged['vary'] = merged['vary'] === undefined ? 'Origin' : `${merged['vary']}, Origin`;
+      if (closing) merged['connection'] = 'close';
+      headers = merged;
     }
     response.writeHead(answer.status, headers);
     response.end(request.method === 'HEAD' ? undefined : answer.body);
   }
 
   /** The answer to a request on a catalogue path, before the CORS headers. */
-  function answer(request: IncomingMessage, isFilm: boolean, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: OutgoingHttpHeaders | undefined } {
+  function answer(request: IncomingMessage, isFilm: boolean, segment: string | undefined, media: MediaType): { answer: PreparedResponse; headers: HeaderFields | undefined } {
     const preflight = options.cors?.preflight(request);
     if (preflight !== undefined) return { answer: { status: 204, headers: preflight, body: NO_BODY }, headers: undefined };
     if (request.method !== 'GET' && request.method !== 'HEAD') {

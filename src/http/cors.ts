@@ -4,7 +4,8 @@
  * answered instead of refused. Tokens travel in headers, never in cookies, so credentials are
  * never allowed.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { HeaderFields } from './problem.js';
 
 const ALLOW_METHODS = 'GET, HEAD';
 const ALLOW_HEADERS = 'Accept, Authorization, If-None-Match, VeeziAccessToken';
@@ -26,16 +27,16 @@ export function parseOrigin(text: string): string {
 
 export interface CorsPolicy {
   /** Headers for an answer to `request`; `Vary: Origin` is added by the caller to its own Vary. */
-  headers(request: IncomingMessage): OutgoingHttpHeaders;
+  headers(request: IncomingMessage): HeaderFields;
   /** The headers of a preflight's 204 answer, when `request` is a preflight; undefined otherwise. */
-  preflight(request: IncomingMessage): OutgoingHttpHeaders | undefined;
+  preflight(request: IncomingMessage): HeaderFields | undefined;
 }
 
 /** The CORS policy for the named origins; undefined (CORS off) when there is none. */
 export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
   if (origins.length === 0) return undefined;
   const allowed = new Set(origins);
-  const headers = (request: IncomingMessage): OutgoingHttpHeaders => {
+  const headers = (request: IncomingMessage): HeaderFields => {
     const origin = request.headers.origin;
     return origin !== undefined && allowed.has(origin) ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSE_HEADERS } : {};
   };

@@ -1,9 +1,11 @@
+import type { HeaderFields } from './problem.js';
+
 /** What a problem answer (RFC 9457) says: a status, its title, a detail, and headers it needs. */
 export interface Problem {
   readonly status: number;
   readonly title: string;
   readonly detail: string;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: HeaderFields;
 }
 
 /** An error that answers a request with a status and a problem body. */
@@ -12,7 +14,7 @@ export class HttpError extends Error implements Problem {
     readonly status: number,
     readonly title: string,
     readonly detail: string,
-    readonly headers: Readonly<Record<string, string>> = {},
+    readonly headers: HeaderFields = {},
   ) {
     super(detail);
     this.name = 'HttpError';

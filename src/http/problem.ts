@@ -1,5 +1,4 @@
 /** Problem details (RFC 9457) in JSON or in XML (namespace urn:ietf:rfc:7807). */
-import type { OutgoingHttpHeaders } from 'node:http';
 import { replaceXmlUnsafeCharacters } from '../catalogue/code-points.js';
 import { jsonString } from '../formats/json-writer.js';
 import type { FormatName } from '../formats/representation.js';
@@ -8,9 +7,16 @@ import type { Problem } from './http-error.js';
 
 export const PROBLEM_NAMESPACE = 'urn:ietf:rfc:7807';
 
+/**
+ * The header fields of an answer, each value a string. Node checks every value with a regular
+ * expression before writing it, and one number among them (a Content-Length) sent those checks in
+ * the whole process down V8's generic path: about 3 % of the throughput of small answers.
+ */
+export type HeaderFields = Readonly<Record<string, string>>;
+
 export interface PreparedResponse {
   readonly status: number;
-  readonly headers: OutgoingHttpHeaders;
+  readonly headers: HeaderFields;
   /** Prebuilt bytes, or the text of an answer made for one request, which Node encodes as it writes. */
   readonly body: Buffer | string;
 }
@@ -45,7 +51,7 @@ export function problemResponse(error: Problem, format: FormatName): PreparedRes
       ...error.headers,
       vary: 'Accept',
       'content-type': CONTENT_TYPES[format],
-      'content-length': Buffer.byteLength(body),
+      'content-length': String(Buffer.byteLength(body)),
     },
     body,
   };
