@@ -8,8 +8,9 @@
  * tens of percent from one minute to the next, and taking turns lets the drift fall on both alike.
  * Each figure is the median of its rounds, and the ratio the median of each round's own ratio, the
  * two runs of a round being a second apart; the quartiles of those ratios show how much the rounds
- * disagree. It also times start-up, a reload under load, and memory. Figures are printed and
- * written under bench/results/.
+ * disagree. Each ratio is also measured with both servers driven at once on the core they share
+ * (`sharedCoreRatios`), which a drifting machine disturbs less. It also times start-up, a
+ * reload under load, and memory. Figures are printed and written under bench/results/.
  *
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000]
  */
@@ -64,6 +65,8 @@ interface ScenarioResult {
   readonly ratioQuartiles: readonly [number, number];
   /** Each round's ratio, in the order they ran. */
   readonly roundRatios: readonly number[];
+  /** The same ratio with both servers driven at once on the core they share (see `sharedCoreRatios`). */
+  readonly sharedCore: { readonly ratio: number; readonly quartiles: readonly [number, number]; readonly roundRatios: readonly number[] };
 }
 
 const { values: options } = parseArgs({
@@ -162,6 +165,8 @@ function quantile(values: readonly number[], q: number): number {
 
 const median = (values: readonly number[]): number => quantile(values, 0.5);
 
+const quartiles = (values: readonly number[]): [number, number] => [quantile(values, 0.25), quantile(values, 0.75)];
+
 /** The median of each figure over the rounds. */
 function medianFigures(rounds: readonly WrkFigures[]): WrkFigures {
   const of = (figure: keyof WrkFigures) => median(rounds.map((round) => round[figure]));
@@ -225,7 +230,23 @@ async function waitUntilSettled(port: number): Promise<void> {
   await sleep(1000);
 }
 
-/** Marquee and the ceiling that sends its very answer, warmed up, then driven in turn. */
+/**
+ * The ratio measured a second way: both servers driven at once, each by its own wrk, while they
+ * share core 0. The scheduler gives each half of the core, so the ratio of their rates is the
+ * ratio of what a request costs each, and a change in the machine's speed falls on both in the
+ * same instant rather than a second apart. On a virtual machine whose speed drifts from one
+ * second to the next, these rounds agree more closely than rounds taken in turn.
+ */
+async function sharedCoreRatios(scenario: Scenario, ceilingPort: number): Promise<number[]> {
+  const ratios: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const [marquee, ceiling] = await Promise.all([wrk(MARQUEE_PORT, scenario), wrk(ceilingPort, scenario)]);
+    ratios.push(marquee.requestsPerSecond / ceiling.requestsPerSecond);
+  }
+  return ratios;
+}
+
+/** Marquee and the ceiling that sends its very answer, warmed up, then driven in turn and at once. */
 async function compare(films: number, scenario: Scenario, ceilingPort: number): Promise<ScenarioResult> {
   await wrk(MARQUEE_PORT, scenario, 1);
   await wrk(ceilingPort, scenario, 1);
@@ -239,14 +260,16 @@ async function compare(films: number, scenario: Scenario, ceilingPort: number): 
   const ceiling = medianFigures(rounds.map((round) => round.ceiling));
   // Each round's two runs share the machine's speed of the moment: the ratio is taken per round.
   const roundRatios = rounds.map((round) => round.marquee.requestsPerSecond / round.ceiling.requestsPerSecond);
+  const sharedRatios = await sharedCoreRatios(scenario, ceilingPort);
   const result: ScenarioResult = {
     films,
     scenario: scenario.name,
     marquee,
     ceiling,
     ratio: median(roundRatios),
-    ratioQuartiles: [quantile(roundRatios, 0.25), quantile(roundRatios, 0.75)],
+    ratioQuartiles: quartiles(roundRatios),
     roundRatios,
+    sharedCore: { ratio: median(sharedRatios), quartiles: quartiles(sharedRatios), roundRatios: sharedRatios },
   };
   console.log(formatRow(result));
   return result;
@@ -322,6 +345,8 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
   }
 }
 
+const formatRatio = (ratio: number, [first, third]: readonly [number, number]): string => `${ratio.toFixed(2)}, quartiles ${first.toFixed(2)}-${third.toFixed(2)}`;
+
 function formatRow(result: ScenarioResult): string {
   const { marquee, ceiling } = result;
   return [
@@ -331,7 +356,8 @@ function formatRow(result: ScenarioResult): string {
     `p50 ${marquee.p50Ms.toFixed(2).padStart(6)} ms`,
     `p99 ${marquee.p99Ms.toFixed(2).padStart(6)} ms`,
     `ceiling ${ceiling.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
-    `ratio ${result.ratio.toFixed(2)}, quartiles ${result.ratioQuartiles.map((ratio) => ratio.toFixed(2)).join('-')}`,
+    `ratio ${formatRatio(result.ratio, result.ratioQuartiles)}`,
+    `shared core ${formatRatio(result.sharedCore.ratio, result.sharedCore.quartiles)}`,
   ].join('  ');
 }
 
