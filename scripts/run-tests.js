@@ -37,7 +37,8 @@ async function postgresUnreachable() {
 function run(database) {
   console.log(`run-tests: every test on ${database}`);
   const reporter = process.env.CI ? ['--test-reporter=spec'] : [];
-  const { status } = spawnSync(process.execPath, ['--test', ...reporter, ...process.argv.slice(2), ...files], {
+  // No test may hang a run: one that takes longer than this fails.
+  const { status } = spawnSync(process.execPath, ['--test', '--test-timeout=180000', ...reporter, ...process.argv.slice(2), ...files], {
     stdio: 'inherit',
     env: { ...process.env, MARQUEE_TEST_DATABASE: database },
   });

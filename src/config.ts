@@ -155,6 +155,17 @@ export const SETTINGS = {
     parse: parseOrigin,
     multiple: true,
   },
+  metricsCustomers: {
+    flag: 'metrics-customers',
+    env: 'MARQUEE_METRICS_CUSTOMERS',
+    valueName: 'on|off',
+    description: "per-customer series in /metrics, labelled with each customer's key (which /metrics, open to anyone, then shows)",
+    defaultText: 'off',
+    parse: (text: string): boolean => {
+      if (text !== 'on' && text !== 'off') throw new Error('must be on or off');
+      return text === 'on';
+    },
+  },
   logLevel: {
     flag: 'log-level',
     env: 'MARQUEE_LOG_LEVEL',

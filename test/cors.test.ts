@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { issueToken } from '../src/access/manage-tokens.js';
-import { startTestApp, type TestApp } from './helpers.js';
+import { startTestApp, varyOf, type TestApp } from './helpers.js';
 
 const ALLOWED = 'https://cinema.example';
 const ALSO_ALLOWED = 'http://localhost:3000';
@@ -21,7 +21,7 @@ describe('CORS off (the default)', () => {
     const response = await t.app.inject({ url: '/v4/film', headers: { origin: ALLOWED } });
     assert.equal(response.statusCode, 200);
     assert.equal(response.headers['access-control-allow-origin'], undefined);
-    assert.equal(response.headers['vary'], 'Accept, Accept-Encoding');
+    assert.equal(varyOf(response), 'Accept, Accept-Encoding, Authorization, VeeziAccessToken');
     const options = await preflight(t, ALLOWED);
     assert.equal(options.statusCode, 405);
     assert.equal(options.headers['allow'], 'GET, HEAD');
@@ -41,7 +41,7 @@ describe('CORS on for named origins', () => {
       assert.equal(response.headers['access-control-allow-credentials'], undefined, 'tokens are headers, never cookies');
       const exposed = String(response.headers['access-control-expose-headers']).split(', ');
       for (const name of ['ETag', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) assert.ok(exposed.includes(name), name);
-      assert.equal(response.headers['vary'], 'Accept, Accept-Encoding, Origin');
+      assert.equal(varyOf(response), 'Accept, Accept-Encoding, Authorization, Origin, VeeziAccessToken');
     }
     const revalidated = await t.app.inject({ url: '/v4/film', headers: { origin: ALLOWED, 'if-none-match': '*' } });
     assert.equal(revalidated.statusCode, 304);
@@ -55,7 +55,7 @@ describe('CORS on for named origins', () => {
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['access-control-allow-origin'], undefined, JSON.stringify(headers));
       assert.equal(response.headers['access-control-expose-headers'], undefined);
-      assert.equal(response.headers['vary'], 'Accept, Accept-Encoding, Origin');
+      assert.equal(varyOf(response), 'Accept, Accept-Encoding, Authorization, Origin, VeeziAccessToken');
     }
   });
 
@@ -79,20 +79,31 @@ describe('CORS on for named origins', () => {
     assert.equal(refused.headers['access-control-allow-origin'], ALLOWED, 'the page can read why it was refused');
   });
 
-  test('a preflight from another origin is answered without permission', async () => {
+  test('a preflight from another origin is refused as any other method, without permission', async () => {
     const t = await start();
     const response = await preflight(t, OTHER);
-    assert.equal(response.statusCode, 204);
+    assert.equal(response.statusCode, 405);
     assert.equal(response.headers['access-control-allow-origin'], undefined);
     assert.equal(response.headers['access-control-allow-methods'], undefined);
     assert.equal(response.headers['access-control-allow-headers'], undefined);
   });
 
-  test('an OPTIONS that is no preflight, or a preflight off the API, is answered as before', async () => {
+  test('an OPTIONS from no origin is refused as any other method; an allowed page\'s OPTIONS is answered', async () => {
     const t = await start();
-    const plain = await t.app.inject({ method: 'OPTIONS', url: '/v4/film', headers: { origin: ALLOWED } });
+    const plain = await t.app.inject({ method: 'OPTIONS', url: '/v4/film' });
     assert.equal(plain.statusCode, 405);
     assert.equal(plain.headers['allow'], 'GET, HEAD');
-    assert.equal((await preflight(t, ALLOWED, '/v3/film')).statusCode, 404);
+    const page = await t.app.inject({ method: 'OPTIONS', url: '/v4/film', headers: { origin: ALLOWED } });
+    assert.equal(page.statusCode, 204);
+    assert.equal(page.headers['access-control-allow-origin'], ALLOWED);
+  });
+
+  test('every answer varies on Origin and is never sniffed: operations endpoints, the reference and unknown paths too', async () => {
+    const t = await start();
+    for (const url of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/nowhere', '/v4/film/NOPE']) {
+      const response = await t.app.inject({ url, headers: { origin: OTHER } });
+      assert.ok(varyOf(response).split(', ').includes('Origin'), `${url}: ${varyOf(response)}`);
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', url);
+    }
   });
 });

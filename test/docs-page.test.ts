@@ -44,7 +44,7 @@ async function renderedDom(url: string): Promise<string> {
 test('/docs rendered in headless Chromium shows the four operations, and loads nothing else', { skip }, async () => {
   assert.ok(existsSync(CHROMIUM), `CI needs Chromium at ${CHROMIUM}`);
   const { app } = await startTestApp();
-  const base = await app.listen(0, '127.0.0.1');
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
 
   const dom = await renderedDom(`${base}/docs`);
   assert.match(dom, /<title>Marquee API reference<\/title>/);

@@ -13,7 +13,8 @@ import pg from 'pg';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import type { RatePolicy } from '../src/access/rate-limiter.js';
-import { buildApp, type MarqueeApp } from '../src/http/app.js';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
@@ -82,7 +83,7 @@ export async function freshDatabase(options: FreshDatabaseOptions = {}): Promise
 }
 
 export interface TestApp {
-  readonly app: MarqueeApp;
+  readonly app: FastifyInstance;
   readonly db: SqlClient;
   readonly live: LiveCatalogue;
   readonly tokens: LiveTokens;
@@ -92,6 +93,7 @@ export interface TestApp {
 export interface TestAppOptions {
   readonly rateLimit?: RatePolicy;
   readonly corsOrigins?: readonly string[];
+  readonly metricsCustomers?: boolean;
 }
 
 /** The app over a fresh database holding `files` (the demo catalogue by default). */
@@ -175,6 +177,11 @@ export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}
     });
   });
   return { child, url, port: Number(new URL(url).port), logs, output, exited };
+}
+
+/** The fields an answer's Vary names, in order of name: which step added which does not matter. */
+export function varyOf(response: { headers: Record<string, unknown> }): string {
+  return String(response.headers['vary'] ?? '').split(',').map((field) => field.trim()).filter((field) => field !== '').sort().join(', ');
 }
 
 /** Polls `condition` every 50 ms; fails after `timeoutMs`. Resolves with the time it took. */

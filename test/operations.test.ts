@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { buildApp } from '../src/http/app.js';
-import { LogOutput } from '../src/http/log-output.js';
-import { LATENCY_BUCKETS } from '../src/http/request-metrics.js';
+import { LATENCY_BUCKETS } from '../src/observability/metrics.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
@@ -32,12 +31,14 @@ function parseMetrics(text: string): { readonly samples: Sample[]; readonly type
   const seen = new Set<string>();
   assert.ok(text.endsWith('\n'), 'the exposition ends with a newline');
   for (const line of text.slice(0, -1).split('\n')) {
+    // Empty lines are allowed between families, and ignored.
+    if (line === '') continue;
     const help = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/.exec(line);
-    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$/.exec(line);
+    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary)$/.exec(line);
     if (help?.[1]) helped.add(help[1]);
     else if (type?.[1] && type[2]) types.set(type[1], type[2]);
     else {
-      const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|\+Inf|NaN)$/.exec(line);
+      const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|\+Inf|[Nn]a[Nn])$/.exec(line);
       assert.ok(sample?.[1] && sample[3], `a well-formed sample line: ${line}`);
       const labels: Record<string, string> = {};
       for (const pair of (sample[2] ?? '').match(/[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"/g) ?? []) {
@@ -168,8 +169,28 @@ describe('GET /metrics', () => {
     assert.ok(sum > 0 && sum < 5, `a plausible sum of seconds: ${sum}`);
   });
 
-  test('tells the catalogue version, its age and record counts, and counts reloads as imports arrive', async () => {
+  test('carries the process figures: CPU, memory, heap, event-loop lag and garbage collection', async () => {
+    const { app } = await startTestApp();
+    const { types } = parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_gc_duration_seconds']) {
+      assert.ok(types.has(name), name);
+    }
+  });
+
+  test('shows no customer key unless the operator asks for per-customer series', async () => {
     const { app, db, live } = await startTestApp();
+    await importFiles(db, { customer: 'odeon-leeds', files: [join(DEMO, 'films.json')], replace: true });
+    await live.refresh();
+    const response = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.doesNotMatch(response.body, /customer=|odeon-leeds/);
+    const { samples } = parseMetrics(response.body);
+    assert.equal(value(samples, 'marquee_catalogues'), 2);
+    assert.equal(value(samples, 'marquee_catalogue_films'), 72, 'the films of every customer, summed');
+    assert.equal(value(samples, 'marquee_catalogue_version'), undefined, 'a version is a figure of one catalogue');
+  });
+
+  test('tells each catalogue\'s version, age and record counts with --metrics-customers, and counts reloads as imports arrive', async () => {
+    const { app, db, live } = await startTestApp(undefined, { metricsCustomers: true });
     const scrape = async () => parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body).samples;
     let samples = await scrape();
     const customer = { customer: 'default' };
@@ -196,26 +217,19 @@ describe('GET /metrics', () => {
   });
 });
 
-/** A log kept in memory; `lines()` writes out what is pending first. */
-function memoryLog(): { readonly output: LogOutput; lines(): string[] } {
-  let text = '';
-  const output = new LogOutput((bytes) => (text += bytes.toString()));
-  return {
-    output,
-    lines() {
-      output.flush();
-      return text.split('\n').filter((line) => line !== '').map((line) => `${line}\n`);
-    },
-  };
+/** A log kept in memory. */
+function memoryLog(): { readonly destination: { write(line: string): void }; lines(): string[] } {
+  const written: string[] = [];
+  return { destination: { write: (line) => written.push(line) }, lines: () => [...written] };
 }
 
 describe('request log', () => {
   test('one JSON line per request with its id, method, route pattern, status and duration', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'info', output: log.output } });
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'info', destination: log.destination } });
     atEnd(() => app.close());
-    await app.fastify.ready();
+    await app.ready();
     const before = log.lines().length;
 
     await app.inject({ method: 'GET', url: '/v4/film/HO00000101?format=xml' });
@@ -241,10 +255,10 @@ describe('request log', () => {
   test('a token never shows, even where a request or its headers are logged in full', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'trace', output: log.output } });
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'trace', destination: log.destination } });
     atEnd(() => app.close());
     // A route that logs what a careless handler might: the request, its headers, an error holding them.
-    app.fastify.get('/careless', async (request, reply) => {
+    app.get('/careless', async (request, reply) => {
       request.log.info({ req: request, headers: request.headers }, 'careless');
       request.log.warn({ request: { headers: request.headers } }, 'careless again');
       return reply.send('ok');
@@ -262,7 +276,7 @@ describe('request log', () => {
   test('--log-level quiets the request lines', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'warn', output: log.output } });
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'warn', destination: log.destination } });
     atEnd(() => app.close());
     await app.inject({ method: 'GET', url: '/v4/film' });
     assert.deepEqual(log.lines(), []);

@@ -76,6 +76,65 @@ async function bigCatalogue(): Promise<string> {
   return seed;
 }
 
+interface LoadFigures {
+  readonly sent: number;
+  readonly answered: number;
+  /** Requests written on a connection that closed before answering them. */
+  readonly lost: number;
+  /** Connections that ended after an answer carrying `Connection: close`. */
+  readonly closedAfterAnswer: number;
+}
+
+/**
+ * `connections` keep-alive connections, each sending its next GET as soon as the last is
+ * answered, as a load generator does, until the server closes them or refuses new ones.
+ */
+function keepAliveLoad(port: number, connections: number, path: string): { readonly answered: number; readonly ended: Promise<LoadFigures> } {
+  const figures = { sent: 0, answered: 0, lost: 0, closedAfterAnswer: 0 };
+  const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      let pending = Buffer.alloc(0);
+      let waiting = false;
+      let closing = false;
+      const send = (): void => {
+        figures.sent += 1;
+        waiting = true;
+        socket.write(request);
+      };
+      socket.on('connect', send);
+      socket.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        for (;;) {
+          const end = pending.indexOf('\r\n\r\n');
+          if (end === -1) return;
+          const head = pending.subarray(0, end).toString('latin1');
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+          if (pending.length < end + 4 + length) return;
+          pending = pending.subarray(end + 4 + length);
+          figures.answered += 1;
+          waiting = false;
+          if (/\r\nconnection: close/i.test(head)) closing = true;
+          else send();
+        }
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        if (waiting) figures.lost += 1;
+        if (closing) figures.closedAfterAnswer += 1;
+        resolve();
+      });
+    });
+  const ended = Promise.all(times(connections, one)).then(() => ({ ...figures }));
+  return {
+    get answered() {
+      return figures.answered;
+    },
+    ended,
+  };
+}
+
 describe('graceful shutdown', () => {
   test('SIGTERM stops accepting, lets the requests in flight finish, and exits 0', async () => {
     const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
@@ -103,6 +162,18 @@ describe('graceful shutdown', () => {
     assert.ok(server.logs.some((entry) => entry['msg'] === 'stopped'));
     const warnings = server.logs.filter((entry) => (entry['level'] as number) >= 40 && !String(entry['msg']).startsWith('no access token exists'));
     assert.deepEqual(warnings, [], 'nothing went wrong on the way');
+  });
+
+  test('SIGTERM under keep-alive load loses no request: each one sent is answered, the last on each connection with Connection: close', async () => {
+    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
+    const load = keepAliveLoad(server.port, 64, '/v1/filmpackage/1');
+    await waitFor(() => load.answered > 2000, 20_000);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    const { sent, answered, lost, closedAfterAnswer } = await load.ended;
+    assert.equal(lost, 0, `${lost} of ${sent} requests were sent and never answered`);
+    assert.equal(answered, sent);
+    assert.equal(closedAfterAnswer, 64, 'every connection was closed by an answer saying so');
   });
 
   test('a slow download in progress at SIGTERM completes, and the server exits right after it', async () => {
@@ -174,6 +245,26 @@ describe('graceful shutdown', () => {
     assert.ok(took >= 250 && took < 5000, `exited ${took} ms after the signal`);
     assert.ok((await cut).closedAt - signalled < 5000);
     assert.ok(server.logs.some((entry) => /shutdown timeout/.test(String(entry['msg'])) && entry['level'] === 40));
+  });
+});
+
+describe('every request gets an answer', () => {
+  test('paths with escapes in fixed segments, and request targets in absolute form, are answered', async () => {
+    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
+    const answerTo = async (target: string): Promise<string> => {
+      const socket = await open(server.port);
+      const received = collect(socket);
+      socket.end(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const { text } = await received;
+      return text.slice(0, text.indexOf('\r\n'));
+    };
+    for (const target of ['/v4/%66ilm', '/v%34/film/HO00000101', '/%76%34/film', '/v4/film/%', '*']) {
+      assert.match(await answerTo(target), /^HTTP\/1\.1 (200|404) /, target);
+    }
+    assert.equal(await answerTo(`http://127.0.0.1:${server.port}/v4/film/HO00000101`), 'HTTP/1.1 200 OK', 'absolute form is routed by its path');
+    assert.equal(await answerTo('http://cinema.example/v1/filmpackage/1?format=xml'), 'HTTP/1.1 200 OK');
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
   });
 });
 

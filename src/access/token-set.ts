@@ -3,6 +3,7 @@
  * when they change. Finding a token costs one SHA-256 and one map lookup the first time it is
  * presented, and one map lookup after that.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { tokenDigest } from './access-token.js';
 
 /** A token as a server needs it to admit a request. */
@@ -22,11 +23,9 @@ interface Entry {
   readonly token: IssuedToken;
 }
 
-/** Compares two hex digests in a time that does not depend on where they differ. */
+/** Compares two hex digests of the same length in a time that does not depend on where they differ. */
 function sameDigest(a: string, b: string): boolean {
-  let difference = a.length ^ b.length;
-  for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
-  return difference === 0;
+  return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
 }
 
 /** Tokens remembered by `find` at most; past this the memory starts again. */

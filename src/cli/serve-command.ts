@@ -20,6 +20,7 @@ export const SERVE_COMMAND: CommandSpec = {
     'rateLimit',
     'rateBurst',
     'corsOrigins',
+    'metricsCustomers',
     'logLevel',
     'requestTimeout',
     'headersTimeout',

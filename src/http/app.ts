@@ -1,40 +1,39 @@
 /**
- * Builds the HTTP application without listening, so tests can inject requests and the server
- * module alone owns the process. Requests on the catalogue paths go straight to the catalogue
- * handler; every other request (operations endpoints, documentation, unknown paths) goes to
- * fastify.
+ * Builds the HTTP application without listening, so that tests inject requests and the server
+ * module alone owns the process. Every request goes through fastify: its routes, one access
+ * hook on the API routes, one error handler and one not-found handler.
  */
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
-import type { Duplex } from 'node:stream';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { inject, type InjectOptions, type Response } from 'light-my-request';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import cors from '@fastify/cors';
+import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
-import { AccessLog } from './access-log.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
-import { authenticate, type TokenDirectory } from './authenticate.js';
-import { createCatalogueHandler, type CatalogueDirectory } from './catalogue-handler.js';
-import { registerCatalogueRoutes } from './catalogue-routes.js';
-import { corsPolicy } from './cors.js';
-import { HttpError, quote } from './http-error.js';
-import { logOptions, pathOf, type LogConfig } from './log-options.js';
-import { formatParameter, requestedMediaType } from './media-types.js';
-import { observeRequests } from './observe-requests.js';
+import { createLogger, pathOf, type LogConfig } from '../observability/logger.js';
+import { Metrics } from '../observability/metrics.js';
+import { observeRequests } from '../observability/request-log.js';
+import { accessHook, type TokenDirectory } from './access.js';
+import { corsOptions } from './cors.js';
+import { HttpError, notFound, quote } from './http-error.js';
 import { registerDocumentRoutes, registerOpenApi } from './openapi.js';
-import { registerOperationsRoutes, type CatalogueMonitor } from './operations-routes.js';
-import { problemResponse } from './problem.js';
-import { RequestMetrics } from './request-metrics.js';
+import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
+import { sendProblem } from './respond.js';
+import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
+import { registerOperationsRoutes } from './routes/operations-routes.js';
+import type { ServedCatalogues } from './served-catalogues.js';
 
 /** How long and how much a client may take; each is a setting of `marquee serve`. */
 export interface ConnectionLimits {
   readonly requestTimeout: number;
   readonly headersTimeout: number;
+  /** The longest an answer may wait with nothing of it sent, such as to a client that stops reading. */
+  readonly idleTimeout: number;
   readonly keepAliveTimeout: number;
   readonly maxRequestsPerSocket: number;
   readonly maxHeaderSize: number;
 }
 
 export interface AppOptions {
-  readonly catalogues: CatalogueDirectory & CatalogueMonitor;
+  readonly catalogues: ServedCatalogues;
   readonly tokens: TokenDirectory;
   readonly cacheControl: string;
   /** Per token (per client address while the service is open); no limit when absent. */
@@ -43,40 +42,11 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** The default namespace of XML answers; the data-contract namespace when absent. */
   readonly xmlNamespace?: string;
+  /** Per-customer series in `/metrics`; totals only when absent. */
+  readonly metricsCustomers?: boolean;
+  /** No log at all when absent. */
   readonly logger?: LogConfig;
   readonly limits?: ConnectionLimits;
-}
-
-export interface MarqueeApp {
-  readonly fastify: FastifyInstance;
-  /** The HTTP server the application listens with (not yet listening). */
-  readonly server: Server;
-  /** Answers one request as the server would, without a socket. */
-  inject(options: InjectOptions | string): Promise<Response>;
-  listen(port: number, host: string): Promise<string>;
-  close(): Promise<void>;
-}
-
-/**
- * The server, with the client limits applied. Fastify applies its timeout options only to a
- * server it makes itself, and this one is made here so that the catalogue handler comes first.
- */
-function createLimitedServer(listener: RequestListener, limits: ConnectionLimits | undefined): Server {
-  if (limits === undefined) return createServer(listener);
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeout,
-      requestTimeout: limits.requestTimeout,
-      keepAliveTimeout: limits.keepAliveTimeout,
-      maxHeaderSize: limits.maxHeaderSize,
-      // Node looks for overdue headers and requests every 30 s by default; looking more often
-      // cuts a slow client close to its timeout.
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeout / 4))),
-    },
-    listener,
-  );
-  if (limits.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
-  return server;
 }
 
 /** A request the server could not even read, answered on the connection before closing it. */
@@ -86,103 +56,107 @@ function unreadableRequest(code: string | undefined): HttpError {
   return new HttpError(400, 'Bad Request', 'The request is not valid HTTP/1.1.');
 }
 
-function writeConnectionProblem(socket: Duplex, error: HttpError): void {
-  if (socket.writable) {
-    const { status, headers, body } = problemResponse(error, 'json');
-    socket.write(`HTTP/1.1 ${status} ${error.title}\r\nContent-Type: ${String(headers['content-type'])}\r\nContent-Length: ${String(headers['content-length'])}\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy();
+/** The options of the server fastify makes: the client limits, where they are set. */
+function serverOptions(limits: ConnectionLimits | undefined): FastifyHttpOptions<Server> {
+  if (limits === undefined) return {};
+  return {
+    connectionTimeout: limits.idleTimeout,
+    keepAliveTimeout: limits.keepAliveTimeout,
+    requestTimeout: limits.requestTimeout,
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
+    http: {
+      headersTimeout: limits.headersTimeout,
+      maxHeaderSize: limits.maxHeaderSize,
+      // Node looks for overdue headers and requests every 30 s by default; looking more often
+      // cuts a slow client close to its timeout.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeout / 4))),
+    },
+  };
 }
 
-function sendProblem(request: FastifyRequest, reply: FastifyReply, error: HttpError): FastifyReply {
-  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : undefined;
-  const { status, headers, body } = problemResponse(error, requestedMediaType(request.headers.accept, formatParameter(query)).format);
-  return reply.code(status).headers(headers).send(body);
+/**
+ * A request target in absolute form (`GET http://host/v4/film`), which HTTP/1.1 servers must
+ * accept (RFC 9112 §3.2.2), routed by its path and query.
+ */
+function originForm(request: IncomingMessage): string {
+  const url = request.url ?? '/';
+  if (url.startsWith('/')) return url;
+  const parsed = URL.parse(url);
+  return parsed === null || parsed.host === '' ? url : `${parsed.pathname}${parsed.search}`;
 }
 
-export function buildApp(options: AppOptions): MarqueeApp {
-  const metrics = new RequestMetrics();
-  const accessLog = AccessLog.of(options.logger);
+function nothingAt(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(request, reply, notFound(`Nothing is found at ${quote(pathOf(request.url))}.`));
+}
+
+export function buildApp(options: AppOptions): FastifyInstance {
   const xmlNamespace = options.xmlNamespace ?? DEFAULT_XML_NAMESPACE;
-  const handleCatalogue = createCatalogueHandler({
-    catalogues: options.catalogues,
-    cacheControl: options.cacheControl,
-    admit: authenticate(options.tokens, options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit)),
-    cors: corsPolicy(options.corsOrigins ?? []),
-    metrics,
-    accessLog,
-    closing: () => closing,
-    onError: (error) => fastify.log.error({ err: error }, 'request failed'),
-  });
-
-  let closing = false;
-  // Fastify calls the factory while it is being built, before any request can arrive.
-  let listener: RequestListener = () => {};
-  const server = createLimitedServer((request, response) => listener(request, response), options.limits);
-  const fastify = Fastify({
-    ...(options.logger && { logger: logOptions(options.logger) }),
-    // One line per request is written by observeRequests and the catalogue handler, in place of fastify's two.
+  const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false });
+  const app = Fastify({
+    ...serverOptions(options.limits),
+    ...(options.logger && { loggerInstance: createLogger(options.logger) }),
+    // One line per request is written by observeRequests, in place of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     // During a graceful shutdown a request that still reaches an open connection is answered,
     // with `Connection: close`, rather than refused.
     return503OnClosing: false,
+    rewriteUrl: originForm,
+    // Paths match in any case, as on the original API; an id of any length names a record or answers 404.
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 65_536 },
+    // A URL whose escapes cannot be decoded, or whose id is longer than any, names nothing.
+    frameworkErrors: (_error, request, reply) => nothingAt(request, reply),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       const problem = unreadableRequest(error.code);
       metrics.connectionCut(problem.status);
       // The error's raw bytes may hold a token: only its code is logged.
-      fastify.log.debug({ code: error.code, status: problem.status }, 'connection cut');
-      writeConnectionProblem(socket, problem);
+      app.log.debug({ code: error.code, status: problem.status }, 'connection cut');
+      if (socket.writable) {
+        const body = problemBody('json', problem);
+        socket.write(
+          `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPES.json}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+            `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
     },
-    serverFactory: (fastifyListener) => {
-      listener = (request, response) => {
-        if (!handleCatalogue(request, response)) fastifyListener(request, response);
-      };
-      return server;
-    },
-  });
+  }) as unknown as FastifyInstance;
 
   // No route reads a request body, so none is parsed or refused for its media type.
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', (_request, _payload, done) => done(null));
-
-  fastify.addHook('preClose', (done) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  app.decorateRequest('customer', '');
+  // The first hook to run when the server closes, before the server process's own drain.
+  let closing = false;
+  app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  observeRequests(fastify, metrics, accessLog);
-  registerOpenApi(fastify, xmlNamespace);
+
+  // No answer is to be read as anything but its declared type.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    done();
+  });
+  if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) void app.register(cors, corsOptions(options.corsOrigins));
+  observeRequests(app, metrics);
+  registerOpenApi(app, xmlNamespace);
+  const limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
   // Registered as a plugin so that they load after the document generator, which learns them.
-  void fastify.register(async (routes) => {
-    registerCatalogueRoutes(routes, handleCatalogue, xmlNamespace);
-    registerOperationsRoutes(routes, { catalogues: options.catalogues, metrics });
+  void app.register(async (routes) => {
+    registerCatalogueRoutes(routes, { catalogues: options.catalogues, cacheControl: options.cacheControl, xmlNamespace, access: accessHook(options.tokens, limiter) });
+    registerOperationsRoutes(routes, { catalogues: options.catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });
 
-  fastify.setNotFoundHandler((request, reply) => {
-    const path = pathOf(request.url);
-    return sendProblem(request, reply, HttpError.notFound(`Nothing is found at ${quote(path)}.`));
-  });
-
-  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setNotFoundHandler(nothingAt);
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendProblem(request, reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     const detail = status >= 500 ? 'The server could not answer this request.' : error.message;
     return sendProblem(request, reply, new HttpError(status, STATUS_CODES[status] ?? 'Error', detail));
   });
-
-  return {
-    fastify,
-    server,
-    async inject(injectOptions) {
-      await fastify.ready();
-      return inject(listener, injectOptions);
-    },
-    async listen(port, host) {
-      return fastify.listen({ port, host });
-    },
-    close: () => fastify.close(),
-  };
+  return app;
 }

@@ -1,17 +1,13 @@
 /**
- * Cross-origin access for the web pages of named origins (CORS, in the Fetch standard). Answers
- * to those origins say so and expose the headers a page needs; a preflight on the API is
- * answered instead of refused. Tokens travel in headers, never in cookies, so credentials are
- * never allowed.
+ * Cross-origin access for the web pages of named origins (CORS, in the Fetch standard), through
+ * @fastify/cors. Answers to those origins say so and expose the headers a page needs; a
+ * preflight is answered without a token. Tokens travel in headers, never in cookies, so
+ * credentials are never allowed.
  */
-import type { IncomingMessage } from 'node:http';
-import type { HeaderFields } from './problem.js';
+import type { FastifyCorsOptions } from '@fastify/cors';
 
-const ALLOW_METHODS = 'GET, HEAD';
-const ALLOW_HEADERS = 'Accept, Authorization, If-None-Match, VeeziAccessToken';
-const EXPOSE_HEADERS = 'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, WWW-Authenticate';
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium caps it at two hours). */
-const PREFLIGHT_MAX_AGE = '7200';
+const PREFLIGHT_MAX_AGE = 7200;
 
 /** An origin as browsers send it: `https://cinema.example`, `http://localhost:3000`. */
 export function parseOrigin(text: string): string {
@@ -25,30 +21,21 @@ export function parseOrigin(text: string): string {
   }
 }
 
-export interface CorsPolicy {
-  /** Headers for an answer to `request`; `Vary: Origin` is added by the caller to its own Vary. */
-  headers(request: IncomingMessage): HeaderFields;
-  /** The headers of a preflight's 204 answer, when `request` is a preflight; undefined otherwise. */
-  preflight(request: IncomingMessage): HeaderFields | undefined;
-}
-
-/** The CORS policy for the named origins; undefined (CORS off) when there is none. */
-export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
-  if (origins.length === 0) return undefined;
+/**
+ * The plugin's options for the named origins. A request from any other origin, or from none,
+ * gets no CORS headers at all (only `Vary: Origin`, on every answer, so that caches keep the
+ * answers apart), and its OPTIONS is answered like any other method.
+ */
+export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
   const allowed = new Set(origins);
-  const headers = (request: IncomingMessage): HeaderFields => {
-    const origin = request.headers.origin;
-    return origin !== undefined && allowed.has(origin) ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSE_HEADERS } : {};
-  };
   return {
-    headers,
-    preflight(request) {
-      const isPreflight = request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
-      if (!isPreflight) return undefined;
-      const answer = headers(request);
-      // A page of any other origin gets no Access-Control-Allow-* headers, so its browser sends nothing.
-      if (answer['access-control-allow-origin'] === undefined) return answer;
-      return { ...answer, 'access-control-allow-methods': ALLOW_METHODS, 'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': PREFLIGHT_MAX_AGE };
-    },
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
+    methods: ['GET', 'HEAD'],
+    allowedHeaders: ['Accept', 'Authorization', 'If-None-Match', 'VeeziAccessToken'],
+    exposedHeaders: ['ETag', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate'],
+    maxAge: PREFLIGHT_MAX_AGE,
+    credentials: false,
+    // An allowed page's OPTIONS is answered as a preflight even without Access-Control-Request-Method.
+    strictPreflight: false,
   };
 }

@@ -19,10 +19,11 @@ export class HttpError extends Error implements Problem {
     super(detail);
     this.name = 'HttpError';
   }
+}
 
-  static notFound(detail: string): HttpError {
-    return new HttpError(404, 'Not Found', detail);
-  }
+/** A 404, as a value: unknown ids are common, and a thrown error's stack trace is costly. */
+export function notFound(detail: string): Problem {
+  return { status: 404, title: 'Not Found', detail, headers: {} };
 }
 
 /** The most characters (code points) of client input a problem detail quotes. */

@@ -1,4 +1,5 @@
 /** The media types the API answers in, and the format each stands for. */
+import type { FastifyRequest } from 'fastify';
 import type { FormatName } from '../formats/representation.js';
 import { negotiate, rememberedByHeader } from './negotiate.js';
 
@@ -20,15 +21,15 @@ const MEDIA_TYPES: Readonly<Record<Offer, MediaType>> = {
 
 const negotiateAccept = rememberedByHeader((accept: string) => MEDIA_TYPES[negotiate(accept, OFFERS)]);
 
-/** The value of `format` in a query string, without parsing the rest of it. */
-export function formatParameter(query: string | undefined): string | undefined {
-  if (query === undefined || !query.includes('format=')) return undefined;
-  return new URLSearchParams(query).get('format') ?? undefined;
-}
-
-/** `?format=json|xml` overrides Accept; an unknown value is ignored like any unknown parameter. */
-export function requestedMediaType(accept: string | undefined, format: string | undefined): MediaType {
+/**
+ * The media type a request asks for: `?format=json|xml` overrides Accept; an unknown value is
+ * ignored like any unknown parameter.
+ */
+export function requestedMediaType(request: FastifyRequest): MediaType {
+  // A request refused before routing (a malformed URL) has no parsed query.
+  const format = (request.query as { format?: unknown } | undefined)?.format;
   if (format === 'json') return MEDIA_TYPES['application/json'];
   if (format === 'xml') return MEDIA_TYPES['application/xml'];
+  const accept = request.headers.accept;
   return accept === undefined ? MEDIA_TYPES[OFFERS[0]] : negotiateAccept(accept);
 }

@@ -7,8 +7,7 @@
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { PublishedCatalogue } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
-import type { CatalogueDirectory } from '../http/catalogue-handler.js';
-import type { CatalogueHealth, CatalogueMonitor, CatalogueStatistics } from '../http/operations-routes.js';
+import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
 import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
 
@@ -36,7 +35,7 @@ export interface WatchOptions {
   readonly onHealthChange: (health: CatalogueHealth, error?: unknown) => void;
 }
 
-export class LiveCatalogue implements CatalogueDirectory, CatalogueMonitor {
+export class LiveCatalogue implements ServedCatalogues {
   private catalogues = new Map<string, PublishedCatalogue>();
   private readonly history = new Map<string, LoadHistory>();
   private failedRefreshes = 0;

@@ -5,7 +5,7 @@
  * noted in memory and written in the background, and once more when the server stops.
  */
 import { TokenSet, type IssuedToken } from '../access/token-set.js';
-import type { TokenDirectory } from '../http/authenticate.js';
+import type { TokenDirectory } from '../http/access.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { loadTokenDigests, loadTokenVersion, recordTokenUses } from '../store/token-repository.js';
 

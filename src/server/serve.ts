@@ -5,13 +5,13 @@
 import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import type { Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
-import { buildApp, type MarqueeApp } from '../http/app.js';
-import { LogOutput } from '../http/log-output.js';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../http/app.js';
 import { importFiles } from '../import/import-files.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
-import { Connections } from './connections.js';
+import { GracefulClose } from './graceful-close.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
 
@@ -26,6 +26,7 @@ export type ServeSettings = Settings<
   | 'rateLimit'
   | 'rateBurst'
   | 'corsOrigins'
+  | 'metricsCustomers'
   | 'logLevel'
   | 'requestTimeout'
   | 'headersTimeout'
@@ -43,7 +44,7 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
-  readonly app: MarqueeApp;
+  readonly app: FastifyInstance;
   readonly url: string;
   /**
    * Stops accepting connections, lets the requests in flight finish for up to the shutdown
@@ -52,10 +53,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function seedIfEmpty(db: SqlClient, app: MarqueeApp, files: readonly string[]): Promise<void> {
+async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[]): Promise<void> {
   if (files.length === 0 || (await loadCatalogueVersion(db, DEFAULT_CUSTOMER)) > 0) return;
   const result = await importFiles(db, { customer: DEFAULT_CUSTOMER, files, replace: true });
-  app.fastify.log.info({ films: result.films, packages: result.packages, files }, 'seeded the empty catalogue');
+  app.log.info({ films: result.films, packages: result.packages, files }, 'seeded the empty catalogue');
 }
 
 export async function startServer({ settings, seedFiles }: ServeOptions): Promise<RunningServer> {
@@ -73,17 +74,17 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
   };
   const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
     onReload: (customer, snapshot, durationMs) =>
-      app.fastify.log.info(
+      app.log.info(
         { customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length, durationMs: Math.round(durationMs) },
         'catalogue loaded',
       ),
-    onError: (error) => app.fastify.log.error({ err: error }, 'compressing the catalogue lists failed; they are sent uncompressed'),
+    onError: (error) => app.log.error({ err: error }, 'compressing the catalogue lists failed; they are sent uncompressed'),
   });
   // Tokens live on the primary, where their last use is written. Logged at start and whenever
   // tokens are issued or revoked, so the log says when a service opens or closes.
   const tokens = new LiveTokens(db, (set) => {
-    if (set.open) app.fastify.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
-    else app.fastify.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
+    if (set.open) app.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
+    else app.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
   });
   const app = buildApp({
     catalogues: live,
@@ -92,11 +93,17 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
     corsOrigins: settings.corsOrigins,
     xmlNamespace: settings.xmlNamespace,
-    logger: { level: settings.logLevel, output: LogOutput.standardOutput() },
+    metricsCustomers: settings.metricsCustomers,
+    logger: { level: settings.logLevel },
     limits: settings,
   });
-  const connections = new Connections(app.server);
-  connections.cutStalledAnswers(settings.idleTimeout);
+  const graceful = new GracefulClose(app.server);
+  // Before fastify closes the server: by then every connection has ended.
+  app.addHook('preClose', () =>
+    graceful.close(settings.shutdownTimeout, (open) =>
+      app.log.warn({ connections: open, shutdownTimeoutMs: settings.shutdownTimeout }, 'shutdown timeout: cutting the connections still open'),
+    ),
+  );
   let url: string;
   try {
     await seedIfEmpty(db, app, seedFiles);
@@ -106,16 +113,16 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
       intervalMs: settings.pollInterval,
       notifications: db,
       onHealthChange: (health, error) => {
-        if (health.databaseAnswering) app.fastify.log.info('the database answers again');
-        else app.fastify.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
+        if (health.databaseAnswering) app.log.info('the database answers again');
+        else app.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
       },
     });
     tokens.watch(settings.pollInterval, (error, action) => {
       // Expected while an import holds the database: what was not written is tried again.
-      if (error instanceof DatabaseBusyError) app.fastify.log.debug({ err: error }, `${action} postponed`);
-      else app.fastify.log.warn({ err: error }, `${action} failed`);
+      if (error instanceof DatabaseBusyError) app.log.debug({ err: error }, `${action} postponed`);
+      else app.log.warn({ err: error }, `${action} failed`);
     });
-    url = await app.listen(settings.port, settings.host);
+    url = await app.listen({ port: settings.port, host: settings.host });
   } catch (error) {
     await live.stop();
     await tokens.stop();
@@ -128,11 +135,7 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
     url,
     async close() {
       await live.stop();
-      await connections.drain(
-        () => app.close(),
-        settings.shutdownTimeout,
-        (open) => app.fastify.log.warn({ connections: open, shutdownTimeoutMs: settings.shutdownTimeout }, 'shutdown timeout: cutting the connections still open'),
-      );
+      await app.close();
       try {
         // After the last request, so that its use is written too.
         await tokens.stop();
@@ -149,18 +152,18 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
  */
 export function closeOnSignals(server: RunningServer): void {
   const shutdown = (signal: NodeJS.Signals): void => {
-    server.app.fastify.log.info({ signal }, 'shutting down');
+    server.app.log.info({ signal }, 'shutting down');
     // Closing the server also closes its idle connections. Letting this turn of the event loop
     // end first lets the server read the requests that arrived with the signal, so that they
     // count as in flight rather than their connections being closed as idle.
     setImmediate(() =>
       server.close().then(
         () => {
-          server.app.fastify.log.info('stopped');
+          server.app.log.info('stopped');
           process.exit(0);
         },
         (error: unknown) => {
-          server.app.fastify.log.error({ err: error }, 'shutdown failed');
+          server.app.log.error({ err: error }, 'shutdown failed');
           process.exit(1);
         },
       ),

@@ -1,0 +1,45 @@
+/**
+ * The two kinds of answer a route gives: a prebuilt representation in the negotiated format
+ * and coding, with its ETag (or 304 when the client has it), and a problem (RFC 9457).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Representations } from '../formats/representation.js';
+import { negotiateEncoding } from './accept-encoding.js';
+import type { Problem } from './http-error.js';
+import { requestedMediaType } from './media-types.js';
+import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
+
+/** Adds `fields` to the answer's Vary, after what a step before (CORS, access) put there. */
+export function vary(reply: FastifyReply, fields: string): void {
+  const earlier = reply.getHeader('vary');
+  reply.header('vary', earlier === undefined ? fields : `${String(earlier)}, ${fields}`);
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored. */
+function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  // Most revalidations send back the one tag they were given: no list to take apart.
+  if (header === etag) return true;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+export function sendRepresentation(request: FastifyRequest, reply: FastifyReply, representations: Representations, cacheControl: string): FastifyReply {
+  const media = requestedMediaType(request);
+  const representation = representations[media.format];
+  const coding = representation.compressible ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
+  const encoded = coding === undefined ? undefined : representation.encoded(coding);
+  const { body, etag } = encoded ?? representation;
+  vary(reply, representation.compressible ? 'Accept, Accept-Encoding' : 'Accept');
+  reply.header('cache-control', cacheControl).header('etag', etag);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (encoded !== undefined) reply.header('content-encoding', coding);
+  return reply.header('content-type', media.contentType).send(body);
+}
+
+/** A problem in the format the request negotiated. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
+  const { format } = requestedMediaType(request);
+  vary(reply, 'Accept');
+  return reply.code(problem.status).headers(problem.headers).header('content-type', PROBLEM_CONTENT_TYPES[format]).send(problemBody(format, problem));
+}

@@ -1,0 +1,145 @@
+/**
+ * The server's metrics through prom-client: the process's own (CPU, memory, heap, event-loop
+ * lag, garbage collection), requests by route pattern and status with their durations, and the
+ * catalogues being served. A customer's key names a cinema and says who uses the service, and
+ * `/metrics` needs no token, so per-customer series are written only where the operator asks
+ * for them (`--metrics-customers`); otherwise the catalogue figures are totals.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PACKAGE_VERSION } from '../package-version.js';
+import type { CatalogueMonitor, ServedCatalogue } from '../http/served-catalogues.js';
+
+/**
+ * Upper bounds of the latency buckets, in seconds. Answers are prebuilt, so most take well under
+ * a millisecond; the upper buckets catch a server that is starved or swapping.
+ */
+export const LATENCY_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** The route label of requests that matched no route (unknown paths). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface MetricsOptions {
+  /** Series per customer, labelled with its key; totals only when false. */
+  readonly customerLabels: boolean;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'marquee_http_requests_total',
+    help: 'HTTP requests answered, by route pattern and status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'marquee_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending the last byte of its answer, by route pattern and status.',
+    labelNames: ['route', 'status'] as const,
+    buckets: [...LATENCY_BUCKETS],
+    registers: [this.registry],
+  });
+  private readonly cutConnections = new Counter({
+    name: 'marquee_http_connections_cut_total',
+    help: 'Connections answered and closed before their request was read: 408 headers or request too slow, 431 headers too large, 400 malformed.',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(catalogues: CatalogueMonitor, options: MetricsOptions) {
+    collectDefaultMetrics({ register: this.registry });
+    registerCatalogueMetrics(this.registry, catalogues, options);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** One answered request; GET and HEAD of a route share its series. */
+  observe(route: string, status: number, seconds: number): void {
+    const labels = { route, status: String(status) };
+    this.requests.inc(labels);
+    this.durations.observe(labels, seconds);
+  }
+
+  connectionCut(status: number): void {
+    this.cutConnections.inc({ status: String(status) });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** Gauges read from the catalogues at each scrape, never kept up to date on the request path. */
+function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonitor, { customerLabels }: MetricsOptions): void {
+  const registers = [registry];
+  new Gauge({ name: 'marquee_build_info', help: 'Always 1; the version label names the release.', labelNames: ['version'] as const, registers }).set({ version: PACKAGE_VERSION }, 1);
+  new Gauge({
+    name: 'marquee_ready',
+    help: '1 when the catalogues are loaded and the database answers, else 0.',
+    registers,
+    collect() {
+      const health = catalogues.health();
+      this.set(health.loaded && health.databaseAnswering ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'marquee_catalogue_refresh_failures_total',
+    help: 'Looks at the database for a new catalogue that failed.',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(catalogues.statistics().failedRefreshes);
+    },
+  });
+  new Gauge({
+    name: 'marquee_catalogues',
+    help: 'Customers whose catalogue this server answers from.',
+    registers,
+    collect() {
+      this.set(catalogues.statistics().catalogues.length);
+    },
+  });
+
+  const labelNames = customerLabels ? (['customer'] as const) : [];
+  /** One series per customer with `--metrics-customers`, or their sum. */
+  const perCustomer = (name: string, help: string, value: (catalogue: ServedCatalogue) => number, Type: typeof Gauge | typeof Counter = Gauge): void => {
+    new Type({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        const served = catalogues.statistics().catalogues;
+        if (customerLabels) for (const catalogue of served) set(this, { customer: catalogue.customer }, value(catalogue));
+        else set(this, {}, served.reduce((sum, catalogue) => sum + value(catalogue), 0));
+      },
+    });
+  };
+  perCustomer('marquee_catalogue_films', 'Films in the catalogues being served.', (c) => c.films);
+  perCustomer('marquee_catalogue_packages', 'Film packages in the catalogues being served.', (c) => c.packages);
+  perCustomer('marquee_catalogue_reloads_total', 'Catalogues this server has loaded: one per customer at start, then one per import it picked up.', (c) => c.loads, Counter);
+  if (!customerLabels) return;
+  // A version or an age is a figure of one catalogue: summed over customers it would mean nothing.
+  perCustomer('marquee_catalogue_version', 'Version of the catalogue being served; every committed import adds one.', (c) => c.version);
+  new Gauge({
+    name: 'marquee_catalogue_age_seconds',
+    help: 'Seconds since the import of the catalogue being served committed.',
+    labelNames: ['customer'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const { customer, changedAt } of catalogues.statistics().catalogues) {
+        if (changedAt !== undefined) this.set({ customer }, Math.max(0, (now - changedAt.getTime()) / 1000));
+      }
+    },
+  });
+}
+
+/** Sets a gauge, or a counter collected from a total kept elsewhere (reset first). */
+function set(metric: Gauge | Counter, labels: Readonly<Record<string, string>>, value: number): void {
+  if (metric instanceof Gauge) metric.set(labels, value);
+  else metric.inc(labels, value);
+}

@@ -1,0 +1,17 @@
+/**
+ * One log line and one metrics observation per answered request. The line names the route
+ * pattern, never the URL, which may carry anything a client sent.
+ */
+import type { FastifyInstance } from 'fastify';
+import { UNMATCHED_ROUTE, type Metrics } from './metrics.js';
+
+export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const status = reply.statusCode;
+    const durationMs = reply.elapsedTime;
+    metrics.observe(route, status, durationMs / 1000);
+    request.log.info({ method: request.method, route, status, durationMs, customer: request.customer || undefined }, 'request completed');
+    done();
+  });
+}
