@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
 import { MAX_INT32 } from '../catalogue/model.js';
 import { FILM_SHAPE, PACKAGE_SHAPE } from '../formats/wire-shape.js';
-import { catalogueOperation, listRef, recordRef } from './api-schemas.js';
+import { catalogueOperation, listAnswer, recordAnswer } from '../reference/api-schemas.js';
 import type { CatalogueHandler } from './catalogue-handler.js';
 
 /**
@@ -36,7 +36,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, handleCatalogue: C
       tag: 'Films',
       summary: 'List films',
       description: 'Every film of the catalogue, any Status, ordered by DisplaySequence, then Id.',
-      answer: listRef(FILM_SHAPE, xmlNamespace),
+      answer: listAnswer(FILM_SHAPE, xmlNamespace),
     }),
   );
   route(
@@ -46,7 +46,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, handleCatalogue: C
       tag: 'Films',
       summary: 'Get a film',
       description: 'One film by its Id.',
-      answer: recordRef(FILM_SHAPE),
+      answer: recordAnswer(FILM_SHAPE),
       id: Type.String({ description: 'The Id of the film, percent-encoded; matched exactly.' }),
       notFound: 'No film has this id.',
     }),
@@ -58,7 +58,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, handleCatalogue: C
       tag: 'Film packages',
       summary: 'List film packages',
       description: 'Every film package of the catalogue, any Status, ordered by Id.',
-      answer: listRef(PACKAGE_SHAPE, xmlNamespace),
+      answer: listAnswer(PACKAGE_SHAPE, xmlNamespace),
     }),
   );
   route(
@@ -68,7 +68,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, handleCatalogue: C
       tag: 'Film packages',
       summary: 'Get a film package',
       description: 'One film package by its Id.',
-      answer: recordRef(PACKAGE_SHAPE),
+      answer: recordAnswer(PACKAGE_SHAPE),
       id: Type.Integer({ minimum: 1, maximum: MAX_INT32, description: 'The Id of the package, a decimal integer; anything else answers 404.' }),
       notFound: 'No film package has this id.',
     }),

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PACKAGE_VERSION } from '../package-version.js';
-import { problemDocumentation } from './api-schemas.js';
+import { problemDocumentation } from '../reference/api-schemas.js';
 import { HttpError } from './http-error.js';
 import { PROMETHEUS_CONTENT_TYPE, PrometheusText, labels } from './prometheus-text.js';
 import type { RequestMetrics } from './request-metrics.js';
