@@ -14,11 +14,12 @@ import { observeRequests } from '../observability/request-log.js';
 import { accessHook, type TokenDirectory } from './access.js';
 import { corsOptions } from './cors.js';
 import { HttpError, notFound, quote } from './http-error.js';
-import { registerDocumentRoutes, registerOpenApi } from './openapi.js';
 import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
 import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
+import { registerDocumentRoutes } from '../reference/document-routes.js';
+import { registerOpenApi } from '../reference/openapi-document.js';
 import type { ServedCatalogues } from './served-catalogues.js';
 
 /** How long and how much a client may take; each is a setting of `marquee serve`. */

@@ -26,6 +26,11 @@ export function notFound(detail: string): Problem {
   return { status: 404, title: 'Not Found', detail, headers: {} };
 }
 
+/** The 404 of an id that names no record of a kind: `No film has the id 'X'.` */
+export function unknownId(noun: string, id: string): Problem {
+  return notFound(`No ${noun} has the id ${quote(id)}.`);
+}
+
 /** The most characters (code points) of client input a problem detail quotes. */
 const MAX_QUOTED = 100;
 

@@ -8,8 +8,8 @@ import { MAX_INT32 } from '../../catalogue/model.js';
 import type { PublishedCatalogue } from '../../formats/published-catalogue.js';
 import type { Representations } from '../../formats/representation.js';
 import { FILM_SHAPE, PACKAGE_SHAPE } from '../../formats/wire-shape.js';
-import { catalogueOperation, listRef, recordRef } from '../api-schemas.js';
-import { HttpError, notFound, quote } from '../http-error.js';
+import { catalogueOperation, listAnswer, recordAnswer } from '../../reference/api-schemas.js';
+import { HttpError, unknownId } from '../http-error.js';
 import { sendProblem, sendRepresentation } from '../respond.js';
 import type { CatalogueDirectory } from '../served-catalogues.js';
 
@@ -60,7 +60,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     const handler = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
       const { id } = request.params as { id: string };
       const found = find(catalogueOf(request), id);
-      return found === undefined ? sendProblem(request, reply, notFound(`No ${noun} has the id ${quote(id)}.`)) : sendRepresentation(request, reply, found, cacheControl);
+      return found === undefined ? sendProblem(request, reply, unknownId(noun, id)) : sendRepresentation(request, reply, found, cacheControl);
     };
     app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, handler);
     app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, handler: refuseMethod });
@@ -73,7 +73,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       tag: 'Films',
       summary: 'List films',
       description: 'Every film of the catalogue, any Status, ordered by DisplaySequence, then Id.',
-      answer: listRef(FILM_SHAPE, xmlNamespace),
+      answer: listAnswer(FILM_SHAPE, xmlNamespace),
     }),
     (catalogue) => catalogue.filmList(),
   );
@@ -84,7 +84,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       tag: 'Films',
       summary: 'Get a film',
       description: 'One film by its Id.',
-      answer: recordRef(FILM_SHAPE),
+      answer: recordAnswer(FILM_SHAPE),
       id: Type.String({ description: 'The Id of the film, percent-encoded; matched exactly.' }),
       notFound: 'No film has this id.',
     }),
@@ -98,7 +98,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       tag: 'Film packages',
       summary: 'List film packages',
       description: 'Every film package of the catalogue, any Status, ordered by Id.',
-      answer: listRef(PACKAGE_SHAPE, xmlNamespace),
+      answer: listAnswer(PACKAGE_SHAPE, xmlNamespace),
     }),
     (catalogue) => catalogue.packageList(),
   );
@@ -109,7 +109,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       tag: 'Film packages',
       summary: 'Get a film package',
       description: 'One film package by its Id.',
-      answer: recordRef(PACKAGE_SHAPE),
+      answer: recordAnswer(PACKAGE_SHAPE),
       id: Type.Integer({ minimum: 1, maximum: MAX_INT32, description: 'The Id of the package, a decimal integer; anything else answers 404.' }),
       notFound: 'No film package has this id.',
     }),

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../../observability/metrics.js';
-import { problemDocumentation } from '../api-schemas.js';
+import { problemDocumentation } from '../../reference/api-schemas.js';
 import { HttpError } from '../http-error.js';
 import type { CatalogueMonitor } from '../served-catalogues.js';
 

@@ -1,10 +1,13 @@
 /**
  * The schemas of the API's answers, derived from the wire shapes so that what the OpenAPI
  * document promises is what the writers produce. One schema per record serves both formats: its
- * `xml` annotations name the elements and the namespace of the XML form.
+ * `xml` annotations name the elements and the namespace of the XML form. An answer refers to its
+ * examples among the document's components, written there for the server's XML namespace; a
+ * problem's examples, the same in every namespace, sit in its response.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
+import type { FormatName } from '../formats/representation.js';
 import {
   FILM_SHAPE,
   PACKAGE_FILM_SHAPE,
@@ -15,7 +18,9 @@ import {
   type ScalarField,
   type WireShape,
 } from '../formats/wire-shape.js';
-import { PROBLEM_NAMESPACE } from './problem.js';
+import type { Problem } from '../http/http-error.js';
+import { PROBLEM_NAMESPACE } from '../http/problem.js';
+import { MISSING_TOKEN, exampleName, notFoundProblem, problemExamples } from './examples.js';
 
 /** The name of each record's schema in the document; Person's element is `People`. */
 const COMPONENTS = new Map<WireShape<never>, string>([
@@ -80,21 +85,39 @@ export function componentSchemas(namespace: string): TSchema[] {
   ];
 }
 
-/** A reference to one record's schema. */
-export function recordRef(shape: WireShape<never>): TSchema {
-  return Type.Ref(componentName(shape));
+/** What a catalogue operation answers: the schema of its body, and what its examples are named after. */
+export interface Answer {
+  readonly schema: TSchema;
+  /** The record the answer is about, or whose list it is. */
+  readonly shape: WireShape<never>;
+  /** The XML root of the answer: `Film`, `ArrayOfFilm`, …; its examples are named after it. */
+  readonly root: string;
 }
 
-/** A list answer: `ArrayOfFilm` holding `Film` elements in XML, an array in JSON. */
-export function listRef(shape: WireShape<never>, namespace: string): TSchema {
-  return Type.Array(recordRef(shape), { xml: { name: arrayRootName(shape), namespace, wrapped: true } });
+/** One record: `Film` in XML, an object in JSON. */
+export function recordAnswer(shape: WireShape<never>): Answer {
+  return { schema: Type.Ref(componentName(shape)), shape, root: shape.name };
 }
 
-export const PROBLEM_REF = Type.Ref('Problem');
+/** A list: `ArrayOfFilm` holding `Film` elements in XML, an array in JSON. */
+export function listAnswer(shape: WireShape<never>, namespace: string): Answer {
+  const root = arrayRootName(shape);
+  return { schema: Type.Array(Type.Ref(componentName(shape)), { xml: { name: root, namespace, wrapped: true } }), shape, root };
+}
 
-/** A response whose body is a problem, in JSON or XML. */
-export function problemDocumentation(description: string): { description: string; content: Record<string, { schema: TSchema }> } {
-  return { description, content: { 'application/problem+json': { schema: PROBLEM_REF }, 'application/problem+xml': { schema: PROBLEM_REF } } };
+const PROBLEM_REF = Type.Ref('Problem');
+
+interface MediaType {
+  readonly schema: TSchema;
+  readonly example?: unknown;
+  readonly examples?: Readonly<Record<string, { readonly $ref: string }>>;
+}
+
+/** A response whose body is a problem, in JSON or XML; with the body of `example` in each. */
+export function problemDocumentation(description: string, example?: Problem): { description: string; content: Record<string, MediaType> } {
+  const bodies = example && problemExamples(example);
+  const media = (format: FormatName): MediaType => ({ schema: PROBLEM_REF, ...(bodies && { example: bodies[format] }) });
+  return { description, content: { 'application/problem+json': media('json'), 'application/problem+xml': media('xml') } };
 }
 
 /** What sets one catalogue operation apart from the others. */
@@ -103,15 +126,20 @@ export interface CatalogueOperation {
   readonly tag: string;
   readonly summary: string;
   readonly description: string;
-  /** The schema of a 200 answer. */
-  readonly answer: TSchema;
+  /** What a 200 answers. */
+  readonly answer: Answer;
   /** The `{id}` path segment, for an operation on one record. */
   readonly id?: TSchema;
   /** When an id can name no record: what the 404 means. */
   readonly notFound?: string;
 }
 
-const REPRESENTATION_TYPES = ['application/json', 'text/json', 'application/xml', 'text/xml'];
+const REPRESENTATION_TYPES: readonly (readonly [string, FormatName])[] = [
+  ['application/json', 'json'],
+  ['text/json', 'json'],
+  ['application/xml', 'xml'],
+  ['text/xml', 'xml'],
+];
 
 const ETAG = { type: 'string', description: 'Strong validator of this representation; it changes exactly when its bytes change.' };
 
@@ -132,6 +160,11 @@ const NEGOTIATION =
 
 /** The schema of a catalogue route: its parameters, headers and every answer it can give. */
 export function catalogueOperation(operation: CatalogueOperation): FastifySchema {
+  const { answer } = operation;
+  const representation = (format: FormatName): MediaType => ({
+    schema: answer.schema,
+    examples: { [answer.root]: { $ref: `#/components/examples/${exampleName(answer.root, format)}` } },
+  });
   return {
     operationId: operation.operationId,
     tags: [operation.tag],
@@ -149,11 +182,11 @@ export function catalogueOperation(operation: CatalogueOperation): FastifySchema
           'Cache-Control': { type: 'string', description: '`no-cache` unless the server is configured otherwise.' },
           Vary: { type: 'string', description: '`Accept`: the answer depends on it.' },
         },
-        content: Object.fromEntries(REPRESENTATION_TYPES.map((type) => [type, { schema: operation.answer }])),
+        content: Object.fromEntries(REPRESENTATION_TYPES.map(([type, format]) => [type, representation(format)])),
       },
       304: { description: 'Not modified: If-None-Match named the current ETag. No body.', headers: { ETag: ETAG }, type: 'null' },
-      ...(operation.notFound && { 404: problemDocumentation(operation.notFound) }),
-      401: problemDocumentation('The token is missing, unknown or revoked (once any token exists). Carries `WWW-Authenticate: Bearer realm="marquee"`.'),
+      ...(operation.notFound && { 404: problemDocumentation(operation.notFound, notFoundProblem(answer.shape)) }),
+      401: problemDocumentation('The token is missing, unknown or revoked (once any token exists). Carries `WWW-Authenticate: Bearer realm="marquee"`.', MISSING_TOKEN),
       429: problemDocumentation("The token's rate limit is spent (when rate limits are configured). Carries `Retry-After`."),
     },
   };
