@@ -108,20 +108,23 @@ describe('marquee import', () => {
     const after = await exportCatalogue(database);
     films = JSON.parse(after.films) as Json[];
     assert.deepEqual(films.map((film) => film['Id']), ['NEW-1']);
-    assert.equal(after.packages, '[]');
+    assert.equal(after['filmpackages'], '[]');
   });
 
   test('counts what changed, skips a version bump when nothing did, and --dry-run writes nothing', async () => {
     const database = await demoDatabase();
     const same = await runCli(['import', '--database', database, DEMO]);
-    assert.match(same.stdout, /films 0 added, 0 changed, 0 removed, 36 unchanged; packages 0 added, 0 changed, 0 removed, 8 unchanged; nothing changed\.$/m);
+    assert.match(
+      same.stdout,
+      /films 0 added, 0 changed, 0 removed, 36 unchanged; packages 0 added, 0 changed, 0 removed, 8 unchanged; screens 0 added, 0 changed, 0 removed, 3 unchanged; attributes 0 added, 0 changed, 0 removed, 4 unchanged; site 0 added, 0 changed, 0 removed, 1 unchanged; sessions 0 added, 0 changed, 0 removed, 112 unchanged; nothing changed\.$/m,
+    );
 
     const before = await exportCatalogue(database);
     const changed: Json = { ...demoFilms[0], Title: 'Retitled' };
     const input = await writeJson('dry.json', [changed, { ...demoFilms[0], Id: 'BRAND-NEW' }]);
     const dryRun = await runCli(['import', '--database', database, '--dry-run', '--replace', input]);
     assert.equal(dryRun.status, 0, dryRun.stderr);
-    assert.match(dryRun.stdout, /^Checked 2 films and 0 packages .*: films 1 added, 1 changed, 35 removed, 0 unchanged; packages 0 added, 0 changed, 8 removed, 0 unchanged; nothing was written\.$/m);
+    assert.match(dryRun.stdout, /^Checked 2 films and 0 packages .*: films 1 added, 1 changed, 35 removed, 0 unchanged; packages 0 added, 0 changed, 8 removed, 0 unchanged; screens 0 added, 0 changed, 3 removed, 0 unchanged; .* sessions 0 added, 0 changed, 112 removed, 0 unchanged; nothing was written\.$/m);
     assert.deepEqual(await exportCatalogue(database), before);
 
     const refused = await runCli(['import', '--database', database, '--dry-run', await writeJson('dry-bad.json', { ...changed, Status: 'Gone' })]);
@@ -181,8 +184,7 @@ describe('marquee import', () => {
     const database = await demoDatabase();
     const xml = await exportCatalogue(database, 'xml');
     const dir = await tempDir();
-    await writeFile(join(dir, 'films.xml'), xml.films);
-    await writeFile(join(dir, 'filmpackages.xml'), xml.packages);
+    for (const [name, text] of Object.entries(xml)) await writeFile(join(dir, `${name}.xml`), text);
     const copy = await freshDatabase();
     const result = await runCli(['import', '--database', copy, dir]);
     assert.equal(result.status, 0, result.stderr);
@@ -209,7 +211,7 @@ describe('marquee export', () => {
       const out = join(await tempDir(), 'out');
       assert.equal((await runCli(['export', '--database', database, '--out', out, '--format', format])).status, 0);
       const copy = await freshDatabase();
-      const result = await runCli(['import', '--database', copy, '--replace', join(out, `films.${format}`), join(out, `filmpackages.${format}`)]);
+      const result = await runCli(['import', '--database', copy, '--replace', out]);
       assert.equal(result.status, 0, result.stderr);
       assert.deepEqual(await exportCatalogue(copy, 'json'), await exportCatalogue(database, 'json'), format);
       assert.deepEqual(await exportCatalogue(copy, 'xml'), await exportCatalogue(database, 'xml'), format);

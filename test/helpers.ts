@@ -2,7 +2,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,8 +10,9 @@ import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import pg from 'pg';
+import { wallClockTime } from '../src/catalogue/site-time.js';
 import { XmlWriter } from '../src/formats/xml-writer.js';
-import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
+import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SESSION_SHAPE, SITE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import type { RatePolicy } from '../src/access/rate-limiter.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
@@ -24,6 +25,8 @@ import type { SqlClient } from '../src/store/sql-client.js';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEMO = join(ROOT, 'demo');
 export const MARQUEE = join(ROOT, 'bin', 'marquee.js');
+/** Every file of the demo cinema, films and packages first. */
+export const DEMO_FILES = ['films', 'filmpackages', 'screens', 'attributes', 'site', 'sessions'].map((name) => join(DEMO, `${name}.json`));
 
 const cleanups: (() => Promise<unknown>)[] = [];
 
@@ -117,12 +120,14 @@ export async function startTestApp(
   return { app, db, live, tokens, database };
 }
 
-/** The catalogue as `marquee export` writes it: the API's own list answers. */
-export async function exportCatalogue(database: string, format = 'json'): Promise<{ films: string; packages: string }> {
+/** The catalogue as `marquee export` writes it: the API's own answers, by file name (`films`, `site`, …). */
+export async function exportCatalogue(database: string, format = 'json'): Promise<Record<string, string> & { films: string }> {
   const out = join(await tempDir(), 'export');
   const result = await runCli(['export', '--database', database, '--out', out, '--format', format]);
   if (result.status !== 0) throw new Error(`export failed: ${result.stderr}`);
-  return { films: await readFile(join(out, `films.${format}`), 'utf8'), packages: await readFile(join(out, `filmpackages.${format}`), 'utf8') };
+  const files: Record<string, string> = {};
+  for (const name of (await readdir(out)).sort()) files[name.replace(/\.\w+$/, '')] = await readFile(join(out, name), 'utf8');
+  return files as Record<string, string> & { films: string };
 }
 
 export interface CliResult {
@@ -215,9 +220,22 @@ function xmlRecordToJson(element: Element, shape: WireShape<unknown>): Record<st
   const json: Record<string, unknown> = {};
   for (const field of shape.fields) {
     const elements = children.filter((child) => child.localName === field.name);
-    if (field.kind === 'list') {
-      const items = field.xml === 'repeated' ? elements : elements.flatMap((wrapper) => childElements(wrapper));
-      json[field.name] = items.map((item) => xmlRecordToJson(item, field.item as WireShape<unknown>));
+    if (field.kind !== 'list' && field.kind !== 'textList' && elements.length > 1) throw new Error(`<${shape.name}> has ${elements.length} <${field.name}>`);
+    if (field.kind === 'list' && field.xml === 'repeated') {
+      json[field.name] = elements.map((item) => xmlRecordToJson(item, field.item as WireShape<unknown>));
+      continue;
+    }
+    if (field.kind === 'list' || field.kind === 'textList') {
+      // A wrapped list is one element, present (if empty) and never nil, holding an element per item.
+      const [wrapper, ...more] = elements;
+      if (wrapper === undefined || more.length > 0 || wrapper.hasAttributeNS(XSI, 'nil')) throw new Error(`<${shape.name}> needs one <${field.name}>`);
+      const itemElement = field.kind === 'list' ? field.item.name : field.itemElement;
+      const itemNamespace = field.kind === 'textList' && field.itemNamespace !== undefined ? field.itemNamespace.uri : element.namespaceURI;
+      const items = childElements(wrapper);
+      for (const item of items) {
+        if (item.localName !== itemElement || item.namespaceURI !== itemNamespace) throw new Error(`<${field.name}> holds <${item.tagName}> in ${item.namespaceURI}`);
+      }
+      json[field.name] = items.map((item) => (field.kind === 'list' ? xmlRecordToJson(item, field.item as WireShape<unknown>) : (item.textContent ?? '')));
       continue;
     }
     const [child] = elements;
@@ -237,17 +255,68 @@ export interface ParsedXml {
   readonly value: unknown;
 }
 
-/** Parses an XML answer of the API into its JSON equivalent; throws if it is not well-formed. */
-export function parseXmlAnswer(xml: string): ParsedXml {
+/**
+ * Parses an XML answer of the API into its JSON equivalent; throws if it is not well-formed.
+ * The record's shape is told by the root, or given where two shapes share one (`/v1/film`,
+ * `/v1/websession`).
+ */
+export function parseXmlAnswer(xml: string, given?: WireShape<unknown>): ParsedXml {
   const errors: string[] = [];
   const document = new DOMParser({ onError: (level, message) => { if (level !== 'warning') errors.push(message); } }).parseFromString(xml, 'text/xml');
   const root = document.documentElement;
   if (errors.length > 0 || root === null) throw new Error(`not well-formed XML: ${errors.join('; ')}`);
-  const shape = [FILM_SHAPE, PACKAGE_SHAPE].find((candidate) => root.localName === candidate.name || root.localName === `ArrayOf${candidate.name}`);
+  const shapes: WireShape<unknown>[] = given === undefined ? [FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, ATTRIBUTE_SHAPE, SITE_SHAPE, SESSION_SHAPE] as WireShape<unknown>[] : [given];
+  const shape = shapes.find((candidate) => root.localName === candidate.name || root.localName === `ArrayOf${candidate.name}`);
   if (shape === undefined) throw new Error(`unexpected root <${root.localName}>`);
   const single = root.localName === shape.name;
   const value = single
     ? xmlRecordToJson(root, shape as WireShape<unknown>)
     : childElements(root).map((item) => xmlRecordToJson(item, shape as WireShape<unknown>));
   return { root: root.localName ?? '', namespace: root.namespaceURI, value };
+}
+
+/** The demo cinema's records of one file, as JSON. */
+export async function demoRecords(name: string): Promise<Record<string, unknown>[]> {
+  const value = JSON.parse(await readFile(join(DEMO, `${name}.json`), 'utf8')) as Record<string, unknown> | Record<string, unknown>[];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The demo site's zone, in which session times are written. */
+export const DEMO_ZONE = 'Pacific/Auckland';
+
+/**
+ * A session of the demo cinema whose sales cut-off is `cutOff` (an instant, cut to the second),
+ * with its other times around it, on sale on the web unless `overrides` say otherwise.
+ */
+export function sessionAt(id: number, cutOff: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const at = (minutes: number): string => wallClockTime(DEMO_ZONE, cutOff + minutes * 60_000);
+  return {
+    Id: id,
+    FilmId: 'HO00000101',
+    FilmPackageId: null,
+    Title: 'Nosferatu',
+    ScreenId: 1,
+    Seating: 'Allocated',
+    AreComplimentariesAllowed: true,
+    ShowType: 'Public',
+    SalesVia: ['WWW', 'POS'],
+    Status: 'Open',
+    PreShowStartTime: at(-30),
+    SalesCutOffTime: at(0),
+    TicketsSoldOut: false,
+    FewTicketsLeft: false,
+    FeatureStartTime: at(-15),
+    FeatureEndTime: at(79),
+    CleanupEndTime: at(94),
+    SeatsAvailable: 100,
+    SeatsHeld: 0,
+    SeatsHouse: 6,
+    SeatsSold: 114,
+    FilmFormat: '2D Digital',
+    PriceCardName: null,
+    Attributes: ['0000000001'],
+    AudioLanguage: null,
+    Url: `https://tickets.example/${id}`,
+    ...overrides,
+  };
 }

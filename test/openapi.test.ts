@@ -5,10 +5,23 @@ import { before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { LightMyRequestResponse } from 'fastify';
-import { FILM_SHAPE, PACKAGE_FILM_SHAPE, PACKAGE_SHAPE, PERSON_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
+import {
+  ATTRIBUTE_SHAPE,
+  FILM_SHAPE,
+  FILM_V1_SHAPE,
+  PACKAGE_FILM_SHAPE,
+  PACKAGE_SHAPE,
+  PERSON_SHAPE,
+  SCREEN_SHAPE,
+  SESSION_SHAPE,
+  SITE_SCREEN_SHAPE,
+  SITE_SHAPE,
+  WEB_SESSION_SHAPE,
+  type WireShape,
+} from '../src/formats/wire-shape.js';
 import { issueToken } from '../src/access/manage-tokens.js';
 import { buildApp } from '../src/http/app.js';
-import { parseXmlAnswer, startTestApp, tempDir, type TestApp } from './helpers.js';
+import { DEMO_FILES, parseXmlAnswer, sessionAt, startTestApp, tempDir, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 interface MediaType { readonly schema: Json; readonly example?: unknown; readonly examples?: Readonly<Record<string, { readonly $ref: string }>> }
@@ -26,7 +39,43 @@ interface Document {
 }
 
 const DATA_CONTRACT = 'http://schemas.datacontract.org/2004/07/Vista.Online.BackOffice.Api.Models.V1';
-const CATALOGUE_OPERATIONS = { '/v4/film': 'listFilms', '/v4/film/{id}': 'getFilm', '/v1/filmpackage': 'listFilmPackages', '/v1/filmpackage/{id}': 'getFilmPackage' };
+const CATALOGUE_OPERATIONS = {
+  '/v4/film': 'listFilms',
+  '/v4/film/{id}': 'getFilm',
+  '/v1/film': 'listFilmsV1',
+  '/v1/film/{id}': 'getFilmV1',
+  '/v1/filmpackage': 'listFilmPackages',
+  '/v1/filmpackage/{id}': 'getFilmPackage',
+  '/v1/screen': 'listScreens',
+  '/v1/screen/{id}': 'getScreen',
+  '/v1/attribute': 'listAttributes',
+  '/v1/attribute/{id}': 'getAttribute',
+  '/v1/session': 'listSessions',
+  '/v1/session/{id}': 'getSession',
+  '/v1/websession': 'listWebSessions',
+  '/v1/websession/{id}': 'getWebSession',
+  '/v1/site': 'getSite',
+};
+/** The record each catalogue path answers, and its XML root. */
+const ANSWERS: Readonly<Record<keyof typeof CATALOGUE_OPERATIONS, readonly [root: string, shape: WireShape<unknown>]>> = {
+  '/v4/film': ['ArrayOfFilm', FILM_SHAPE as WireShape<unknown>],
+  '/v4/film/{id}': ['Film', FILM_SHAPE as WireShape<unknown>],
+  '/v1/film': ['ArrayOfFilm', FILM_V1_SHAPE as WireShape<unknown>],
+  '/v1/film/{id}': ['Film', FILM_V1_SHAPE as WireShape<unknown>],
+  '/v1/filmpackage': ['ArrayOfFilmPackage', PACKAGE_SHAPE as WireShape<unknown>],
+  '/v1/filmpackage/{id}': ['FilmPackage', PACKAGE_SHAPE as WireShape<unknown>],
+  '/v1/screen': ['ArrayOfScreen', SCREEN_SHAPE as WireShape<unknown>],
+  '/v1/screen/{id}': ['Screen', SCREEN_SHAPE as WireShape<unknown>],
+  '/v1/attribute': ['ArrayOfAttribute', ATTRIBUTE_SHAPE as WireShape<unknown>],
+  '/v1/attribute/{id}': ['Attribute', ATTRIBUTE_SHAPE as WireShape<unknown>],
+  '/v1/session': ['ArrayOfSession', SESSION_SHAPE as WireShape<unknown>],
+  '/v1/session/{id}': ['Session', SESSION_SHAPE as WireShape<unknown>],
+  '/v1/websession': ['ArrayOfSession', WEB_SESSION_SHAPE as WireShape<unknown>],
+  '/v1/websession/{id}': ['Session', WEB_SESSION_SHAPE as WireShape<unknown>],
+  '/v1/site': ['Site', SITE_SHAPE as WireShape<unknown>],
+};
+/** Where an unknown record answers 404. */
+const answersNotFound = (path: string): boolean => path.endsWith('{id}') || path === '/v1/site';
 const OPERATIONS_ENDPOINTS = ['/healthz', '/readyz', '/metrics', '/openapi.json'];
 const REPRESENTATIONS = ['application/json', 'text/json', 'application/xml', 'text/xml'];
 const PROBLEMS = ['application/problem+json', 'application/problem+xml'];
@@ -35,7 +84,7 @@ let t: TestApp;
 let doc: Document;
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp(DEMO_FILES);
   const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
   assert.equal(response.statusCode, 200);
   assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
@@ -56,7 +105,7 @@ describe('/openapi.json', () => {
     assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
   });
 
-  test('lists the four catalogue operations and every operations endpoint, GET only', () => {
+  test('lists every catalogue operation and every operations endpoint, GET only', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(CATALOGUE_OPERATIONS), ...OPERATIONS_ENDPOINTS].sort());
     for (const [path, id] of Object.entries(CATALOGUE_OPERATIONS)) assert.equal(operation(path).operationId, id);
     for (const path of OPERATIONS_ENDPOINTS) assert.deepEqual(operation(path).tags, ['Operations']);
@@ -69,10 +118,10 @@ describe('/openapi.json', () => {
       assert.deepEqual(Object.keys(responses['200']?.content ?? {}), REPRESENTATIONS, path);
       assert.deepEqual(Object.keys(responses['200']?.headers ?? {}), ['ETag', 'Cache-Control', 'Vary'], path);
       assert.equal(responses['304']?.content, undefined, `${path}: 304 has no body`);
-      for (const status of path.endsWith('{id}') ? ['401', '404', '429'] : ['401', '429']) {
+      for (const status of answersNotFound(path) ? ['401', '404', '429'] : ['401', '429']) {
         assert.deepEqual(Object.keys(responses[status]?.content ?? {}), PROBLEMS, `${path} ${status}`);
       }
-      assert.equal(responses['404'] === undefined, !path.endsWith('{id}'), `${path}: 404 only where an id can be unknown`);
+      assert.equal(responses['404'] === undefined, !answersNotFound(path), `${path}: 404 only where a record can be missing`);
       assert.deepEqual(security, [{ VeeziAccessToken: [] }, { BearerToken: [] }]);
       assert.ok(parameters?.some((parameter) => parameter['name'] === 'format' && parameter['in'] === 'query'), path);
     }
@@ -88,7 +137,19 @@ describe('/openapi.json', () => {
 
   test('names the XML elements and the namespace, wraps Films and repeats People', () => {
     const schemas = doc.components.schemas;
-    const shapes: [string, WireShape<never>][] = [['Film', FILM_SHAPE], ['Person', PERSON_SHAPE], ['FilmPackage', PACKAGE_SHAPE], ['FilmPackageFilm', PACKAGE_FILM_SHAPE]];
+    const shapes: [string, WireShape<never>][] = [
+      ['Film', FILM_SHAPE],
+      ['FilmV1', FILM_V1_SHAPE],
+      ['Person', PERSON_SHAPE],
+      ['FilmPackage', PACKAGE_SHAPE],
+      ['FilmPackageFilm', PACKAGE_FILM_SHAPE],
+      ['Screen', SCREEN_SHAPE],
+      ['Attribute', ATTRIBUTE_SHAPE],
+      ['Site', SITE_SHAPE],
+      ['SiteScreen', SITE_SCREEN_SHAPE],
+      ['Session', SESSION_SHAPE],
+      ['WebSession', WEB_SESSION_SHAPE],
+    ];
     for (const [name, shape] of shapes) {
       const schema = schemas[name] as { properties: Json; required: string[]; xml: Json };
       assert.deepEqual(schema.xml, { name: shape.name, namespace: DATA_CONTRACT }, name);
@@ -98,6 +159,11 @@ describe('/openapi.json', () => {
     const property = (schema: string, name: string): Json => (schemas[schema] as { properties: Record<string, Json> }).properties[name] ?? {};
     assert.deepEqual(property('Film', 'People')['xml'], { wrapped: false });
     assert.deepEqual(property('FilmPackage', 'Films')['xml'], { name: 'Films', wrapped: true });
+    assert.deepEqual(property('FilmV1', 'People')['xml'], { name: 'People', wrapped: true });
+    assert.deepEqual(schemas['PersonV1']?.['xml'], { name: 'Person', namespace: DATA_CONTRACT });
+    assert.deepEqual((property('Session', 'SalesVia')['items'] as Json)['xml'], { name: 'SalesChannel' });
+    assert.deepEqual((property('Session', 'Attributes')['items'] as Json)['xml'], { name: 'string', namespace: 'http://schemas.microsoft.com/2003/10/Serialization/Arrays', prefix: 'd2p1' });
+    assert.deepEqual(Object.keys(schemas['WebSession']?.['properties'] as Json)[0], 'Url');
     assert.deepEqual(property('Film', 'ShortName')['type'], ['string', 'null']);
     assert.equal(property('Film', 'Title')['type'], 'string');
     assert.deepEqual(schemas['Problem']?.['xml'], { name: 'problem', namespace: 'urn:ietf:rfc:7807' });
@@ -113,14 +179,14 @@ describe('/openapi.json', () => {
     await app.close();
     assert.equal(other.components.schemas['Film']?.['xml'] && (other.components.schemas['Film']['xml'] as Json)['namespace'], 'urn:example:cinema');
     const xmlExamples = Object.entries(other.components.examples).filter(([name]) => name.endsWith('.xml'));
-    assert.equal(xmlExamples.length, 4);
-    for (const [name, example] of xmlExamples) assert.equal(parseXmlAnswer(String(example.value)).namespace, 'urn:example:cinema', name);
+    assert.equal(xmlExamples.length, new Set(Object.values(ANSWERS).map(([, shape]) => shape)).size * 2 - 1, 'a record and a list of each, and the one site');
+    const shapeOf = (name: string): WireShape<unknown> | undefined =>
+      name.includes('FilmV1') ? (FILM_V1_SHAPE as WireShape<unknown>) : name.includes('WebSession') ? (WEB_SESSION_SHAPE as WireShape<unknown>) : undefined;
+    for (const [name, example] of xmlExamples) assert.equal(parseXmlAnswer(String(example.value), shapeOf(name)).namespace, 'urn:example:cinema', name);
   });
 });
 
 describe('examples', () => {
-  const ANSWER_ROOTS = { '/v4/film': 'ArrayOfFilm', '/v4/film/{id}': 'Film', '/v1/filmpackage': 'ArrayOfFilmPackage', '/v1/filmpackage/{id}': 'FilmPackage' };
-
   /** The example of an answer: its media type's own, or the one of the components it refers to. */
   function exampleOf(path: string, status: string, mediaType: string): unknown {
     const media = operation(path).responses[status]?.content?.[mediaType];
@@ -139,13 +205,13 @@ describe('examples', () => {
   }
 
   test('each catalogue answer has an example in JSON and in XML, of the same records', () => {
-    for (const [path, root] of Object.entries(ANSWER_ROOTS)) {
+    for (const [path, [root, shape]] of Object.entries(ANSWERS)) {
       const json = exampleOf(path, '200', 'application/json');
       const xml = String(exampleOf(path, '200', 'application/xml'));
       assert.equal(typeof json, 'object', path);
       assert.deepEqual(exampleOf(path, '200', 'text/json'), json, path);
       assert.equal(exampleOf(path, '200', 'text/xml'), xml, path);
-      const parsed = parseXmlAnswer(xml);
+      const parsed = parseXmlAnswer(xml, shape);
       assert.deepEqual([parsed.root, parsed.namespace], [root, DATA_CONTRACT], path);
       assert.deepEqual(parsed.value, json, `${path}: the XML example holds what the JSON one does`);
     }
@@ -154,13 +220,18 @@ describe('examples', () => {
 
   test('the examples are what the server answers for their records: equal JSON, the same XML bytes', async () => {
     const dir = await tempDir();
-    const files = [join(dir, 'films.json'), join(dir, 'filmpackages.json')];
-    await writeFile(files[0] ?? '', JSON.stringify(exampleOf('/v4/film', '200', 'application/json')));
-    await writeFile(files[1] ?? '', JSON.stringify(exampleOf('/v1/filmpackage', '200', 'application/json')));
+    // Sessions are imported with their Url, as the web session examples carry it.
+    const sources = { films: '/v4/film', filmpackages: '/v1/filmpackage', screens: '/v1/screen', attributes: '/v1/attribute', site: '/v1/site', sessions: '/v1/websession' };
+    const files: string[] = [];
+    for (const [name, path] of Object.entries(sources)) {
+      files.push(join(dir, `${name}.json`));
+      await writeFile(files.at(-1) ?? '', JSON.stringify(exampleOf(path, '200', 'application/json')));
+    }
     const { app } = await startTestApp(files);
     const id = (path: string): string => encodeURIComponent(String((exampleOf(path, '200', 'application/json') as Json)['Id']));
-    const urls = { '/v4/film': '/v4/film', '/v4/film/{id}': `/v4/film/${id('/v4/film/{id}')}`, '/v1/filmpackage': '/v1/filmpackage', '/v1/filmpackage/{id}': `/v1/filmpackage/${id('/v1/filmpackage/{id}')}` };
-    for (const [path, url] of Object.entries(urls)) {
+    // The sessions of the examples are past: /v1/websession answers none of them now.
+    for (const path of Object.keys(ANSWERS).filter((candidate) => !candidate.startsWith('/v1/websession'))) {
+      const url = path.replace('{id}', id(path));
       const json = await get(app, url, 'application/json');
       assert.equal(json.statusCode, 200, url);
       assert.deepEqual(json.json(), exampleOf(path, '200', 'application/json'), url);
@@ -170,13 +241,16 @@ describe('examples', () => {
   });
 
   test('the 404 and 401 examples are what the server answers, in JSON and XML', async () => {
-    for (const path of ['/v4/film/{id}', '/v1/filmpackage/{id}']) {
+    const bare = await startTestApp([]);
+    for (const path of Object.keys(CATALOGUE_OPERATIONS).filter(answersNotFound)) {
       const json = exampleOf(path, '404', 'application/problem+json') as Json;
       const unknown = /'(.+)'/.exec(String(json['detail']))?.[1];
-      assert.ok(unknown, `${path}: the 404 example names an id`);
-      const url = path.replace('{id}', encodeURIComponent(unknown));
-      assert.deepEqual((await get(t.app, url, 'application/json')).json(), json, url);
-      assert.equal((await get(t.app, url, 'application/xml')).body, exampleOf(path, '404', 'application/problem+xml'), url);
+      assert.ok(unknown !== undefined || !path.includes('{id}'), `${path}: the 404 example names an id`);
+      const url = path.replace('{id}', encodeURIComponent(unknown ?? ''));
+      // Only a catalogue with no site answers /v1/site with a 404.
+      const app = path.includes('{id}') ? t.app : bare.app;
+      assert.deepEqual((await get(app, url, 'application/json')).json(), json, url);
+      assert.equal((await get(app, url, 'application/xml')).body, exampleOf(path, '404', 'application/problem+xml'), url);
     }
     const closed = await startTestApp();
     await issueToken(closed.db, { customer: 'default', label: null });
@@ -207,16 +281,16 @@ describe('real answers match the document', () => {
   function check(path: string, response: LightMyRequestResponse): void {
     const mediaType = String(response.headers['content-type']).split(';')[0] ?? '';
     const schema = documentedSchema(path, response.statusCode, mediaType);
-    const body: unknown = mediaType.endsWith('xml') ? parseXmlAnswerOrProblem(response.body) : response.json();
+    const body: unknown = mediaType.endsWith('xml') ? parseXmlAnswerOrProblem(response.body, ANSWERS[path as keyof typeof ANSWERS]?.[1]) : response.json();
     const validate = ajv.compile(schema);
     assert.ok(validate(body), `${path} ${response.statusCode} ${mediaType}: ${ajv.errorsText(validate.errors)}`);
   }
 
   /** Problems are read back by hand; records with the parser that follows the wire shapes. */
-  function parseXmlAnswerOrProblem(xml: string): unknown {
+  function parseXmlAnswerOrProblem(xml: string, shape: WireShape<unknown> | undefined): unknown {
     const problem = /^<problem xmlns="urn:ietf:rfc:7807"><type>(.*)<\/type><title>(.*)<\/title><status>(\d+)<\/status><detail>(.*)<\/detail><\/problem>$/.exec(xml);
     if (problem) return { type: problem[1], title: problem[2], status: Number(problem[3]), detail: problem[4] };
-    return parseXmlAnswer(xml).value;
+    return parseXmlAnswer(xml, shape).value;
   }
 
   const get = (url: string, accept = 'application/json') => t.app.inject({ method: 'GET', url, headers: { accept } });
@@ -239,11 +313,32 @@ describe('real answers match the document', () => {
     }
   });
 
+  test('the site, every screen, attribute, session, web session and v1 film of the demo, in JSON and XML', async () => {
+    const now = Date.now();
+    const file = join(await tempDir(), 'sessions.json');
+    await writeFile(file, JSON.stringify([sessionAt(1, now + 3_600_000), sessionAt(2, now + 7_200_000, { Attributes: [], SalesVia: ['WWW'], PriceCardName: 'Evening' })]));
+    const onSale = await startTestApp([...DEMO_FILES.filter((name) => !name.endsWith('sessions.json')), file]);
+    for (const [list, item, key] of [['/v1/film', '/v1/film/{id}', 'Id'], ['/v1/screen', '/v1/screen/{id}', 'Id'], ['/v1/attribute', '/v1/attribute/{id}', 'Id'], ['/v1/session', '/v1/session/{id}', 'Id']] as const) {
+      for (const accept of ['application/json', 'text/json', 'application/xml', 'text/xml']) check(list, await get(list, accept));
+      for (const record of (await get(list)).json<Json[]>()) {
+        for (const accept of ['application/json', 'application/xml']) check(item, await get(item.replace('{id}', encodeURIComponent(String(record[key]))), accept));
+      }
+    }
+    for (const accept of ['application/json', 'application/xml']) {
+      check('/v1/site', await get('/v1/site', accept));
+      check('/v1/websession', await onSale.app.inject({ url: '/v1/websession', headers: { accept } }));
+      check('/v1/websession/{id}', await onSale.app.inject({ url: '/v1/websession/2', headers: { accept } }));
+    }
+    assert.equal((await onSale.app.inject('/v1/websession')).json<Json[]>().length, 2);
+  });
+
   test('404 problems, in JSON and XML', async () => {
     for (const accept of ['application/json', 'application/xml']) {
       check('/v4/film/{id}', await get('/v4/film/NOPE', accept));
       check('/v1/filmpackage/{id}', await get('/v1/filmpackage/abc', accept));
       check('/v1/filmpackage/{id}', await get('/v1/filmpackage/99', accept));
+      check('/v1/websession/{id}', await get('/v1/websession/1001', accept));
+      check('/v1/attribute/{id}', await get('/v1/attribute/NOPE', accept));
     }
   });
 

@@ -62,10 +62,104 @@ export interface FilmPackage {
   readonly films: readonly PackageFilm[];
 }
 
+export interface Screen {
+  readonly id: number;
+  readonly name: string;
+  readonly screenNumber: string;
+  readonly hasCustomLayout: boolean;
+  readonly totalSeats: number;
+  readonly houseSeats: number;
+  readonly wheelChairSeats: number;
+}
+
+/** A feature of a session shown to customers, such as "Subtitled". */
+export interface Attribute {
+  readonly id: string;
+  readonly description: string;
+  readonly shortName: string;
+  /** `#` and six hex digits, in the case imported. */
+  readonly fontColor: string;
+  readonly backgroundColor: string;
+  readonly showOnSessionsWithNoComps: boolean;
+}
+
+/** The cinema itself: one per customer. */
+export interface Site {
+  readonly name: string;
+  readonly shortName: string;
+  readonly legalName: string;
+  readonly nationalCode: string | null;
+  readonly address1: string | null;
+  readonly address2: string | null;
+  readonly address3: string | null;
+  readonly postCode: string | null;
+  readonly phone1: string | null;
+  readonly phone2: string | null;
+  readonly fax: string | null;
+  readonly salesTaxRegistration: string | null;
+  readonly ticketMessage1: string | null;
+  readonly ticketMessage2: string | null;
+  readonly receiptMessage1: string | null;
+  readonly receiptMessage2: string | null;
+  readonly receiptMessage3: string | null;
+  readonly receiptMessage4: string | null;
+  readonly receiptMessage5: string | null;
+  readonly receiptMessage6: string | null;
+  /** A Windows time zone id, such as `New Zealand Standard Time`, that maps to an IANA zone. */
+  readonly timeZoneIdentifier: string;
+  readonly country: string;
+  /** Ids of the site's screens, by Id. */
+  readonly screens: readonly number[];
+}
+
+export const SEATINGS = ['Allocated', 'Select', 'Open'] as const;
+export const SHOW_TYPES = ['Public', 'Private'] as const;
+export const SALES_CHANNELS = ['WWW', 'POS', 'KIOSK', 'MX', 'RSP'] as const;
+export const SESSION_STATUSES = ['Open', 'Closed', 'Planned'] as const;
+
+/** A showing of a film or a package on a screen. Times are the site's wall-clock time, `yyyy-mm-ddThh:mm:ss`. */
+export interface Session {
+  readonly id: number;
+  /** Null only for a package session. */
+  readonly filmId: string | null;
+  readonly filmPackageId: number | null;
+  readonly title: string;
+  readonly screenId: number;
+  readonly seating: (typeof SEATINGS)[number];
+  readonly areComplimentariesAllowed: boolean;
+  readonly showType: (typeof SHOW_TYPES)[number];
+  /** In the order imported, no repeats. */
+  readonly salesVia: readonly (typeof SALES_CHANNELS)[number][];
+  readonly status: (typeof SESSION_STATUSES)[number];
+  readonly preShowStartTime: string;
+  readonly salesCutOffTime: string;
+  readonly ticketsSoldOut: boolean;
+  readonly fewTicketsLeft: boolean;
+  readonly featureStartTime: string;
+  readonly featureEndTime: string;
+  readonly cleanupEndTime: string;
+  readonly seatsAvailable: number;
+  readonly seatsHeld: number;
+  readonly seatsHouse: number;
+  readonly seatsSold: number;
+  readonly filmFormat: FilmFormat;
+  readonly priceCardName: string | null;
+  /** Attribute ids, in the order imported. */
+  readonly attributes: readonly string[];
+  readonly audioLanguage: string | null;
+  /** Where the web sells tickets for the session; null when the web does not sell them. */
+  readonly url: string | null;
+}
+
 /** One customer's whole catalogue, as stored. */
 export interface Catalogue {
   readonly films: readonly Film[];
   readonly packages: readonly FilmPackage[];
+  readonly screens: readonly Screen[];
+  readonly attributes: readonly Attribute[];
+  /** Null until a site is imported. */
+  readonly site: Site | null;
+  readonly sessions: readonly Session[];
 }
 
 export const DEFAULT_CUSTOMER = 'default';

@@ -50,10 +50,12 @@ interface TextRule {
   readonly oneOf?: readonly string[];
   readonly dateTime?: boolean;
   readonly url?: boolean;
+  /** A form the text must have, and that form in words. */
+  readonly pattern?: { readonly test: RegExp; readonly description: string };
 }
 
 /** Reads the fields of one raw record, reporting each broken rule under the record's path. */
-class FieldReader {
+export class FieldReader {
   constructor(
     private readonly record: RawRecord,
     private readonly report: ReportRule,
@@ -65,7 +67,10 @@ class FieldReader {
   }
 
   text(field: string, rule: TextRule = {}): string | null {
-    const value = this.record[field];
+    return this.textValue(field, this.record[field], rule);
+  }
+
+  private textValue(field: string, value: RawValue | undefined, rule: TextRule): string | null {
     if (value === undefined || value === null) {
       if (rule.required) this.fail(field, 'is required', value);
       return null;
@@ -88,8 +93,35 @@ class FieldReader {
       this.fail(field, 'must be a real date-time written yyyy-mm-ddThh:mm:ss', value);
     } else if (rule.url && value !== '' && !isHttpUrl(value)) {
       this.fail(field, 'must be empty or an absolute http(s) URL', value);
+    } else if (rule.pattern && !rule.pattern.test.test(value)) {
+      this.fail(field, `must be ${rule.pattern.description}`, value);
     }
     return value;
+  }
+
+  /** A list of texts, each held to `rule`; a missing property is an empty list, as for `list`. */
+  texts(field: string, rule: TextRule & { readonly unique?: boolean } = {}): string[] {
+    const value = this.record[field];
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) {
+      this.fail(field, 'must be a list', value);
+      return [];
+    }
+    const texts: string[] = [];
+    (value as readonly RawValue[]).forEach((item, index) => {
+      const path = `${field}[${index + 1}]`;
+      const text = this.textValue(path, item, { ...rule, required: true });
+      if (text === null) return;
+      if (rule.unique && texts.includes(text)) this.fail(path, 'must not repeat an earlier item', item);
+      texts.push(text);
+    });
+    return texts;
+  }
+
+  /** An integer, or null when the property is null or missing. */
+  optionalInteger(field: string, min = MIN_INT32, max = MAX_INT32): number | null {
+    const value = this.record[field];
+    return value === undefined || value === null ? null : this.integer(field, min, max);
   }
 
   integer(field: string, min = MIN_INT32, max = MAX_INT32): number {

@@ -3,13 +3,20 @@
  * A new snapshot is built for every committed import and swapped in whole.
  */
 import { compareCodePoints } from './code-points.js';
-import type { Catalogue, Film, FilmPackage } from './model.js';
+import type { Attribute, Catalogue, Film, FilmPackage, Screen, Session, Site } from './model.js';
 
 export class CatalogueSnapshot {
   /** Films by DisplaySequence, then Id by code point. */
   readonly films: readonly Film[];
   /** Packages by Id. */
   readonly packages: readonly FilmPackage[];
+  /** Screens by Id. */
+  readonly screens: readonly Screen[];
+  /** Attributes by Id, by code point. */
+  readonly attributes: readonly Attribute[];
+  readonly site: Site | null;
+  /** Sessions by PreShowStartTime, then Id. */
+  readonly sessions: readonly Session[];
 
   constructor(
     catalogue: Catalogue,
@@ -18,9 +25,14 @@ export class CatalogueSnapshot {
   ) {
     this.films = [...catalogue.films].sort((a, b) => a.displaySequence - b.displaySequence || compareCodePoints(a.id, b.id));
     this.packages = [...catalogue.packages].sort((a, b) => a.id - b.id);
+    this.screens = [...catalogue.screens].sort((a, b) => a.id - b.id);
+    this.attributes = [...catalogue.attributes].sort((a, b) => compareCodePoints(a.id, b.id));
+    this.site = catalogue.site === null ? null : { ...catalogue.site, screens: [...catalogue.site.screens].sort((a, b) => a - b) };
+    // The times share one fixed-width form, so their text orders as they do.
+    this.sessions = [...catalogue.sessions].sort((a, b) => compareCodePoints(a.preShowStartTime, b.preShowStartTime) || a.id - b.id);
   }
 
   static empty(): CatalogueSnapshot {
-    return new CatalogueSnapshot({ films: [], packages: [] }, 0);
+    return new CatalogueSnapshot({ films: [], packages: [], screens: [], attributes: [], site: null, sessions: [] }, 0);
   }
 }

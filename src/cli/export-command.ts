@@ -7,7 +7,9 @@ import { commandHelp, parseCommand, type CommandSpec } from './command.js';
 export const EXPORT_COMMAND: CommandSpec = {
   name: 'export',
   usage: 'export [options] --out DIR',
-  summary: 'Writes films.json and filmpackages.json (or .xml) that `import --replace` reads back to the identical catalogue.',
+  summary:
+    'Writes films, filmpackages, screens, attributes, site and sessions (with their Url) as .json or .xml files\n' +
+    'that `import --replace` reads back to the identical catalogue.',
   settings: ['database', 'customer', 'xmlNamespace'],
   flags: {
     out: { type: 'string', description: 'directory to write into (created when missing)' },
@@ -26,7 +28,10 @@ export async function runExport(args: readonly string[]): Promise<number> {
   const db = await openDatabase(settings.database);
   try {
     const result = await exportFiles(db, new XmlWriter(settings.xmlNamespace), { customer: settings.customer, directory, format });
-    console.log(`Exported ${result.films} films and ${result.packages} packages of customer '${settings.customer}' to ${result.files.join(' and ')}.`);
+    console.log(
+      `Exported ${result.films} films, ${result.packages} packages, ${result.screens} screens, ${result.attributes} attributes, ` +
+        `${result.sites} site and ${result.sessions} sessions of customer '${settings.customer}' to ${result.files.join(', ')}.`,
+    );
     return 0;
   } finally {
     await db.close();

@@ -12,7 +12,8 @@ export const IMPORT_COMMAND: CommandSpec = {
   name: 'import',
   usage: 'import [options] FILE|DIR...',
   summary:
-    'Loads films and packages from JSON or XML files in the API\'s own shapes (a list or one record).\n' +
+    'Loads films, packages, screens, attributes, the site and sessions from JSON or XML files in the\n' +
+    'API\'s own shapes (a list or one record, in any order; a session may carry its web Url).\n' +
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
     'rejects the whole import, every problem is listed, and the catalogue is left as it was.',
   settings: ['database', 'customer'],
@@ -44,15 +45,27 @@ export function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 
+type Kind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings'>;
+const KINDS: readonly Kind[] = ['films', 'packages', 'screens', 'attributes', 'site', 'sessions'];
+
+/** The changes to each kind of record: films and packages always, the others where there were any. */
+export function describeChanges(result: Pick<ImportResult, Kind>): string {
+  const any = (counts: ChangeCounts): boolean => counts.added + counts.changed + counts.removed + counts.unchanged > 0;
+  return KINDS.filter((kind) => kind === 'films' || kind === 'packages' || any(result[kind]))
+    .map((kind) => describeCounts(kind, result[kind]))
+    .join('; ');
+}
+
 function summary(result: ImportResult, customer: string, seconds: number, dryRun: boolean): string {
-  const films = result.films.added + result.films.changed + result.films.unchanged;
-  const packages = result.packages.added + result.packages.changed + result.packages.unchanged;
-  const rate = Math.round((films + packages) / Math.max(seconds, 0.001));
+  const read = (counts: ChangeCounts): number => counts.added + counts.changed + counts.unchanged;
+  const films = read(result.films);
+  const packages = read(result.packages);
+  const rate = Math.round(KINDS.reduce((sum, kind) => sum + read(result[kind]), 0) / Math.max(seconds, 0.001));
   const verb = dryRun ? 'Checked' : 'Imported';
   const outcome = dryRun ? 'nothing was written' : result.written ? `catalogue version ${result.version}` : 'nothing changed';
   return (
     `${verb} ${films} films and ${packages} packages for customer '${customer}' in ${seconds.toFixed(2)} s (${rate} records/s): ` +
-    `${describeCounts('films', result.films)}; ${describeCounts('packages', result.packages)}; ${outcome}.`
+    `${describeChanges(result)}; ${outcome}.`
   );
 }
 

@@ -7,7 +7,8 @@ export const SERVE_COMMAND: CommandSpec = {
   name: 'serve',
   usage: 'serve [options]',
   summary:
-    'Serves the catalogue API: GET /v4/film, /v4/film/{id}, /v1/filmpackage, /v1/filmpackage/{id};\n' +
+    'Serves the catalogue API: GET /v4/film, /v1/film, /v1/filmpackage, /v1/screen, /v1/attribute, /v1/session,\n' +
+    '/v1/websession (each also by /{id}) and /v1/site;\n' +
     'and for operators /healthz, /readyz, /metrics, /openapi.json and /docs. Logs are JSON lines on standard output.',
   settings: [
     'database',
@@ -30,7 +31,10 @@ export const SERVE_COMMAND: CommandSpec = {
     'maxHeaderSize',
     'shutdownTimeout',
   ],
-  flags: { seed: { type: 'string', description: 'FILE or DIR imported when the default catalogue has never been loaded' } },
+  flags: {
+    seed: { type: 'string', description: 'FILE or DIR imported when the default catalogue has never been loaded' },
+    'seed-today': { type: 'boolean', description: "move the seed's sessions by whole days so that the first falls on the day of seeding" },
+  },
 };
 
 export async function runServe(args: readonly string[]): Promise<number | undefined> {
@@ -40,7 +44,7 @@ export async function runServe(args: readonly string[]): Promise<number | undefi
   checkServerTimeouts(settings);
   const seed = parsed.values['seed'];
   const seedFiles = typeof seed === 'string' ? await expandInputs([seed]) : [];
-  closeOnSignals(await startServer({ settings, seedFiles }));
+  closeOnSignals(await startServer({ settings, seedFiles, seedToday: parsed.values['seed-today'] === true }));
   // Keeps running until a signal.
   return undefined;
 }

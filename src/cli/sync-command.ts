@@ -3,7 +3,7 @@ import { ConfigError, resolveSettings } from '../config.js';
 import { syncOnce, SyncError, type SyncOptions } from '../import/sync.js';
 import { openDatabase } from '../store/database.js';
 import { commandHelp, parseCommand, type CommandSpec } from './command.js';
-import { describeCounts } from './import-command.js';
+import { describeChanges } from './import-command.js';
 
 export const SYNC_COMMAND: CommandSpec = {
   name: 'sync',
@@ -75,7 +75,7 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
         else {
           const { result } = outcome;
           const version = result.written ? `catalogue version ${result.version}` : 'nothing changed';
-          console.log(`Synced customer '${options.customer}' from ${options.from} in ${seconds} s: ${describeCounts('films', result.films)}; ${describeCounts('packages', result.packages)}; ${version}.`);
+          console.log(`Synced customer '${options.customer}' from ${options.from} in ${seconds} s: ${describeChanges(result)}; ${version}.`);
         }
       } catch (error) {
         // Kept running with --every: one failed sync is reported and the next one tried.

@@ -54,6 +54,8 @@ export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
       json += '[';
       for (let index = 0; index < items.length; index++) json += `${index === 0 ? '' : ','}${jsonRecord(itemShape, items[index])}`;
       json += ']';
+    } else if (field.kind === 'textList') {
+      json += `[${field.read(record).map(jsonString).join(',')}]`;
     } else {
       json += jsonScalar(field.kind, field.read(record));
     }

@@ -1,42 +1,63 @@
 /**
- * Every answer of one catalogue snapshot, prebuilt in JSON and XML: the film list, each film,
- * the package list and each package. Lists are joined from the bytes of the records already
+ * Every answer of one catalogue snapshot, prebuilt in JSON and XML: each collection's list and
+ * each of its records, and the site. Lists are joined from the bytes of the records already
  * written; building yields to the event loop now and then, so requests answered from the
- * previous snapshot never wait long while a new one is built.
+ * previous snapshot never wait long while a new one is built. The web sessions' list alone
+ * follows the clock (see `WebSessions`).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
-import { jsonArray, jsonRecord } from './json-writer.js';
-import { Representation, type Representations } from './representation.js';
-import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from './wire-shape.js';
-import { xmlChildren, type XmlWriter } from './xml-writer.js';
+import type { Representations } from './representation.js';
+import { WebSessions } from './web-sessions.js';
+import {
+  ATTRIBUTE_SHAPE,
+  FILM_SHAPE,
+  FILM_V1_SHAPE,
+  PACKAGE_SHAPE,
+  SCREEN_SHAPE,
+  SESSION_SHAPE,
+  SITE_SHAPE,
+  type WireShape,
+} from './wire-shape.js';
+import type { XmlWriter } from './xml-writer.js';
+import { itemOf, listOf, writeRecords, type WrittenRecord } from './written-records.js';
 
-interface PublishedCollection<Key> {
+export interface PublishedCollection {
   readonly list: Representations;
-  readonly items: ReadonlyMap<Key, Representations>;
+  /** By the record's id, as text: `HO00000101`, `7`. */
+  readonly items: ReadonlyMap<string, Representations>;
 }
 
-/** Records written between two yields to the event loop: a few milliseconds of work. */
-const RECORDS_PER_TURN = 100;
+interface Collection<T> {
+  readonly shape: WireShape<T>;
+  readonly records: (snapshot: CatalogueSnapshot) => readonly T[];
+  readonly key: (record: T) => string | number;
+}
 
-async function publish<T, Key>(shape: WireShape<T>, records: readonly T[], key: (record: T) => Key, xml: XmlWriter): Promise<PublishedCollection<Key>> {
-  const items = new Map<Key, Representations>();
-  const slabs = new ByteSlabs();
-  const jsonItems: Buffer[] = [];
-  const xmlItems: Buffer[] = [];
-  for (const [index, record] of records.entries()) {
-    if (index > 0 && index % RECORDS_PER_TURN === 0) await nextTurn();
-    const json = slabs.write(jsonRecord(shape, record));
-    const { document, children } = xml.record(shape, xmlChildren(shape, record), slabs);
-    jsonItems.push(json);
-    xmlItems.push(children);
-    items.set(key(record), { json: new Representation(json), xml: new Representation(document) });
-  }
+function collection<T>(shape: WireShape<T>, records: (snapshot: CatalogueSnapshot) => readonly T[], key: (record: T) => string | number): Collection<T> {
+  return { shape, records, key };
+}
+
+/** What a catalogue answers as a list and by id: each collection's shape, records in order, and key. */
+const COLLECTIONS = {
+  film: collection(FILM_SHAPE, (snapshot) => snapshot.films, (film) => film.id),
+  filmV1: collection(FILM_V1_SHAPE, (snapshot) => snapshot.films, (film) => film.id),
+  package: collection(PACKAGE_SHAPE, (snapshot) => snapshot.packages, (filmPackage) => filmPackage.id),
+  screen: collection(SCREEN_SHAPE, (snapshot) => snapshot.screens, (screen) => screen.id),
+  attribute: collection(ATTRIBUTE_SHAPE, (snapshot) => snapshot.attributes, (attribute) => attribute.id),
+  session: collection(SESSION_SHAPE, (snapshot) => snapshot.sessions, (session) => session.id),
+};
+
+export type CollectionName = keyof typeof COLLECTIONS;
+
+async function publish<T>({ shape, records, key }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<PublishedCollection> {
+  const all = records(snapshot);
+  const written = await writeRecords(shape, all, xml, new ByteSlabs());
+  const items = new Map<string, Representations>();
+  written.forEach((record, index) => items.set(String(key(all[index] as T)), itemOf(record)));
   await nextTurn();
-  const list = { json: new Representation(jsonArray(jsonItems)) };
-  await nextTurn();
-  return { list: { ...list, xml: new Representation(xml.arrayDocument(shape, xmlItems)) }, items };
+  return { list: listOf(shape, written, xml), items };
 }
 
 /**
@@ -47,22 +68,26 @@ export class PublishedCatalogue {
   private constructor(
     /** The stored catalogue version the answers were written from. */
     readonly version: number,
-    private readonly films: PublishedCollection<string>,
-    private readonly packages: PublishedCollection<number>,
+    private readonly collections: Readonly<Record<CollectionName, PublishedCollection>>,
+    /** Null until a site is imported. */
+    readonly site: Representations | null,
+    readonly webSessions: WebSessions,
   ) {}
 
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<PublishedCatalogue> {
-    const films = await publish(FILM_SHAPE, snapshot.films, (film) => film.id, xml);
-    const packages = await publish(PACKAGE_SHAPE, snapshot.packages, (filmPackage) => filmPackage.id, xml);
-    return new PublishedCatalogue(snapshot.version, films, packages);
+    const collections: Partial<Record<CollectionName, PublishedCollection>> = {};
+    for (const name of Object.keys(COLLECTIONS) as CollectionName[]) collections[name] = await publish(COLLECTIONS[name] as Collection<unknown>, snapshot, xml);
+    const site = snapshot.site === null ? null : itemOf((await writeRecords(SITE_SHAPE, [snapshot.site], xml, new ByteSlabs()))[0] as WrittenRecord);
+    const webSessions = await WebSessions.publish(snapshot, xml);
+    return new PublishedCatalogue(snapshot.version, collections as Record<CollectionName, PublishedCollection>, site, webSessions);
   }
 
   get filmCount(): number {
-    return this.films.items.size;
+    return this.collections.film.items.size;
   }
 
   get packageCount(): number {
-    return this.packages.items.size;
+    return this.collections.package.items.size;
   }
 
   /**
@@ -71,25 +96,19 @@ export class PublishedCatalogue {
    * one body at a time leaves the event loop its share of a busy core.
    */
   async precompressLists(): Promise<void> {
-    for (const list of [this.films.list, this.packages.list]) {
+    for (const { list } of Object.values(this.collections)) {
       await list.json.precompress();
       await list.xml.precompress();
     }
+    await this.webSessions.precompress(Date.now());
   }
 
-  filmList(): Representations {
-    return this.films.list;
+  list(name: CollectionName): Representations {
+    return this.collections[name].list;
   }
 
-  film(id: string): Representations | undefined {
-    return this.films.items.get(id);
-  }
-
-  packageList(): Representations {
-    return this.packages.list;
-  }
-
-  package(id: number): Representations | undefined {
-    return this.packages.items.get(id);
+  /** A record by its id as text; integer ids written as .NET would (`7`, not `007`). */
+  item(name: CollectionName, id: string): Representations | undefined {
+    return this.collections[name].items.get(id);
   }
 }

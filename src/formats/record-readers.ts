@@ -8,9 +8,10 @@ import { getManyValues, none } from 'stream-chain/defs.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { UnreadableInputError } from '../catalogue/problems.js';
 import { NumberText, isRawRecord, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
-import { FILM_SHAPE, PACKAGE_SHAPE, arrayRootName, type WireField, type WireShape } from './wire-shape.js';
+import { RECORD_KINDS, jsonRecordKind, type RecordKind } from './record-kinds.js';
+import { arrayRootName, type WireField, type WireShape } from './wire-shape.js';
 
-export type RecordKind = 'film' | 'package';
+export type { RecordKind } from './record-kinds.js';
 
 export interface ReadRecord {
   readonly kind: RecordKind;
@@ -31,11 +32,6 @@ export async function* readRecords(input: AsyncIterable<Buffer | string>, file: 
   }
   const isXml = String(head).replace(/^\uFEFF/, '').trimStart().startsWith('<');
   yield* isXml ? readXmlRecords(replay(), file) : readJsonRecords(replay(), file);
-}
-
-/** A package has Films, or a numeric Id; anything else is taken for a film. */
-function jsonRecordKind(raw: RawValue): RecordKind {
-  return isRawRecord(raw) && (raw['Films'] !== undefined || raw['Id'] instanceof NumberText) ? 'package' : 'film';
 }
 
 type JsonContainer = { readonly items: RawValue[] } | { readonly members: Record<string, RawValue>; key: string };
@@ -138,7 +134,7 @@ interface XmlRoot {
 }
 
 const XML_ROOTS = new Map<string, XmlRoot>(
-  ([['film', FILM_SHAPE], ['package', PACKAGE_SHAPE]] as const).flatMap(([kind, shape]): [string, XmlRoot][] => [
+  RECORD_KINDS.flatMap(({ kind, shape }): [string, XmlRoot][] => [
     [shape.name, { kind, shape: shape as WireShape<unknown>, list: false }],
     [arrayRootName(shape), { kind, shape: shape as WireShape<unknown>, list: true }],
   ]),
@@ -148,7 +144,8 @@ const XML_ROOTS = new Map<string, XmlRoot>(
 type XmlFrame =
   | { readonly type: 'record'; readonly shape: WireShape<unknown>; readonly values: Record<string, RawValue>; readonly onClose: (record: RawRecord) => void }
   | { readonly type: 'scalar'; readonly field: WireField<unknown>; readonly nil: boolean; text: string; readonly onClose: (value: RawValue) => void }
-  | { readonly type: 'wrapper'; readonly itemShape: WireShape<unknown>; readonly items: RawValue[] }
+  | { readonly type: 'wrapper'; readonly itemShape: WireShape<unknown>; readonly itemElement: string; readonly items: RawValue[] }
+  | { readonly type: 'texts'; readonly field: WireField<unknown>; readonly itemElement: string; readonly items: RawValue[] }
   | { readonly type: 'root'; readonly shape: WireShape<unknown> }
   | { readonly type: 'ignored' };
 
@@ -172,8 +169,13 @@ export async function* readXmlRecords(input: AsyncIterable<Buffer | string>, fil
   const openRecord = (shape: WireShape<unknown>, onClose: (record: RawRecord) => void): XmlFrame => {
     const values: Record<string, RawValue> = {};
     // A list absent from the XML is empty: nobody in People writes no People element.
-    for (const field of shape.fields) if (field.kind === 'list') values[field.name] = [];
+    for (const field of shape.fields) if (field.kind === 'list' || field.kind === 'textList') values[field.name] = [];
     return { type: 'record', shape, values, onClose };
+  };
+
+  const scalarFrame = (field: WireField<unknown>, tag: SaxesTagNS, onClose: (value: RawValue) => void): XmlFrame => {
+    const nil = Object.values(tag.attributes).some((a) => a.uri === XSI && a.local === 'nil' && a.value.trim() === 'true');
+    return { type: 'scalar', field, nil, text: '', onClose };
   };
 
   const childFrame = (parent: XmlFrame, tag: SaxesTagNS): XmlFrame => {
@@ -183,18 +185,19 @@ export async function* readXmlRecords(input: AsyncIterable<Buffer | string>, fil
         if (name !== parent.shape.name) return { type: 'ignored' };
         return openRecord(parent.shape, (raw) => records.push({ kind: kind as RecordKind, raw }));
       case 'wrapper':
-        if (name !== parent.itemShape.name) return { type: 'ignored' };
+        if (name !== parent.itemElement) return { type: 'ignored' };
         return openRecord(parent.itemShape, (raw) => parent.items.push(raw));
+      case 'texts':
+        if (name !== parent.itemElement) return { type: 'ignored' };
+        return scalarFrame(parent.field, tag, (value) => parent.items.push(value));
       case 'record': {
         const field = parent.shape.fields.find((candidate) => candidate.name === name);
         if (field === undefined) return { type: 'ignored' };
-        if (field.kind !== 'list') {
-          const nil = Object.values(tag.attributes).some((a) => a.uri === XSI && a.local === 'nil' && a.value.trim() === 'true');
-          return { type: 'scalar', field, nil, text: '', onClose: (value) => (parent.values[name] = value) };
-        }
+        if (field.kind !== 'list' && field.kind !== 'textList') return scalarFrame(field, tag, (value) => (parent.values[name] = value));
         const items = parent.values[name] as RawValue[];
+        if (field.kind === 'textList') return { type: 'texts', field, itemElement: field.itemElement, items };
         if (field.xml === 'repeated') return openRecord(field.item, (raw) => items.push(raw));
-        return { type: 'wrapper', itemShape: field.item, items };
+        return { type: 'wrapper', itemShape: field.item, itemElement: field.item.name, items };
       }
       default:
         return { type: 'ignored' };

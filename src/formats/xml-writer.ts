@@ -16,8 +16,8 @@ function xmlScalar(kind: ScalarKind, value: Exclude<Scalar, null>): string {
   return typeof value === 'string' ? escapeXmlText(value) : String(value);
 }
 
-function xmlElement(name: string, content: string): string {
-  return content === '' ? `<${name}/>` : `<${name}>${content}</${name}>`;
+function xmlElement(name: string, content: string, attributes = ''): string {
+  return content === '' ? `<${name}${attributes}/>` : `<${name}${attributes}>${content}</${name}>`;
 }
 
 /** The child elements of one record, without the record's own element. */
@@ -32,6 +32,14 @@ export function xmlChildren<T>(shape: WireShape<T>, record: T): string {
       } else {
         xml += xmlElement(field.name, items.map((item) => xmlElement(itemShape.name, xmlChildren(itemShape, item))).join(''));
       }
+      continue;
+    }
+    if (field.kind === 'textList') {
+      const namespace = field.itemNamespace;
+      const element = namespace === undefined ? field.itemElement : `${namespace.prefix}:${field.itemElement}`;
+      const items = field.read(record).map((item) => xmlElement(element, escapeXmlText(item))).join('');
+      // .NET declares the items' namespace on the list's element, also when the list is empty.
+      xml += xmlElement(field.name, items, namespace === undefined ? '' : ` xmlns:${namespace.prefix}="${namespace.uri}"`);
       continue;
     }
     const value = field.read(record);

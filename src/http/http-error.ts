@@ -31,6 +31,9 @@ export function unknownId(noun: string, id: string): Problem {
   return notFound(`No ${noun} has the id ${quote(id)}.`);
 }
 
+/** The 404 of `/v1/site` when no site was imported. */
+export const NO_SITE: Problem = notFound('No site has been imported.');
+
 /** The most characters (code points) of client input a problem detail quotes. */
 const MAX_QUOTED = 100;
 

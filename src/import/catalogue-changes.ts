@@ -4,10 +4,12 @@
  * per record.
  */
 import { createHash } from 'node:crypto';
-import type { FilmPackage, Film } from '../catalogue/model.js';
+import type { ExistingRecords, ReferencedKind } from '../catalogue/import-check.js';
+import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { jsonRecord } from '../formats/json-writer.js';
-import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../formats/wire-shape.js';
+import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
 import { loadPackages, readFilmPages } from '../store/catalogue-repository.js';
+import { PROGRAMME_TABLES, loadRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 
 export interface ChangeCounts {
@@ -36,6 +38,12 @@ class ChangeTracker<Key, T> {
     private readonly stored: ReadonlyMap<Key, string>,
   ) {}
 
+  static of<Key, T>(shape: WireShape<T>, records: Iterable<T>, key: (record: T) => Key): ChangeTracker<Key, T> {
+    const stored = new Map<Key, string>();
+    for (const record of records) stored.set(key(record), digest(shape, record));
+    return new ChangeTracker(shape, stored);
+  }
+
   has(key: Key): boolean {
     return this.stored.has(key);
   }
@@ -54,15 +62,46 @@ class ChangeTracker<Key, T> {
   }
 }
 
+/** The one site of a customer is told apart from none by this key. */
+export const SITE_KEY = 'site';
+
 export interface CatalogueChanges {
   readonly films: ChangeTracker<string, Film>;
   readonly packages: ChangeTracker<number, FilmPackage>;
+  readonly screens: ChangeTracker<number, Screen>;
+  readonly attributes: ChangeTracker<string, Attribute>;
+  readonly site: ChangeTracker<string, Site>;
+  readonly sessions: ChangeTracker<number, Session>;
+  /** What the stored catalogue holds, for the references of an import that merges into it. */
+  readonly existing: ExistingRecords;
 }
 
-/** Digests of the stored catalogue, read page by page. */
+/** Digests of the stored catalogue, films read page by page. */
 export async function trackChanges(db: SqlClient, customer: string): Promise<CatalogueChanges> {
   const films = new Map<string, string>();
   for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
-  const packages = new Map((await loadPackages(db, customer)).map((p) => [p.id, digest(PACKAGE_SHAPE, p)]));
-  return { films: new ChangeTracker(FILM_SHAPE, films), packages: new ChangeTracker(PACKAGE_SHAPE, packages) };
+  const packages = await loadPackages(db, customer);
+  const sessions = await loadRecords(db, PROGRAMME_TABLES.session, customer);
+  const changes = {
+    films: new ChangeTracker(FILM_SHAPE, films),
+    packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
+    screens: ChangeTracker.of(SCREEN_SHAPE, await loadRecords(db, PROGRAMME_TABLES.screen, customer), (s) => s.id),
+    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.attribute, customer), (a) => a.id),
+    site: ChangeTracker.of(SITE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.site, customer), () => SITE_KEY),
+    sessions: ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id),
+  };
+  const trackers: Readonly<Record<ReferencedKind, { has(key: never): boolean }>> = {
+    film: changes.films,
+    package: changes.packages,
+    screen: changes.screens,
+    attribute: changes.attributes,
+  };
+  const packageFilms = new Map(packages.map((p) => [p.id, p.films.map((film) => film.filmId)]));
+  const existing: ExistingRecords = {
+    has: (kind, key) => trackers[kind].has(key as never),
+    hasSite: changes.site.has(SITE_KEY),
+    packageFilms: (id) => packageFilms.get(id),
+    packageSessions: sessions.flatMap((s) => (s.filmPackageId !== null && s.filmId !== null ? [{ id: s.id, packageId: s.filmPackageId, filmId: s.filmId }] : [])),
+  };
+  return { ...changes, existing };
 }

@@ -2,8 +2,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
-import { PublishedCatalogue } from '../formats/published-catalogue.js';
-import type { FormatName } from '../formats/representation.js';
+import { ByteSlabs } from '../formats/byte-slabs.js';
+import { PublishedCatalogue, type CollectionName } from '../formats/published-catalogue.js';
+import type { FormatName, Representations } from '../formats/representation.js';
+import { WEB_SESSION_SHAPE } from '../formats/wire-shape.js';
+import { listOf, writeRecords } from '../formats/written-records.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import { loadCatalogue, loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
@@ -18,7 +21,19 @@ export interface ExportResult {
   readonly files: readonly string[];
   readonly films: number;
   readonly packages: number;
+  readonly screens: number;
+  readonly attributes: number;
+  readonly sites: number;
+  readonly sessions: number;
 }
+
+/** The file of each exported list, by the collection it holds. */
+const LIST_FILES: readonly (readonly [file: string, collection: CollectionName])[] = [
+  ['films', 'film'],
+  ['filmpackages', 'package'],
+  ['screens', 'screen'],
+  ['attributes', 'attribute'],
+];
 
 export async function exportFiles(db: SqlClient, xml: XmlWriter, options: ExportOptions): Promise<ExportResult> {
   const snapshot = await db.transaction(
@@ -26,13 +41,25 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
     { readOnly: true },
   );
   // The exported bytes are the API's own answers, so a round trip is checked byte for byte.
+  // Sessions are written with their Url, as web sessions are, so that none is lost.
   const published = await PublishedCatalogue.publish(snapshot, xml);
+  const answers: [string, Representations][] = LIST_FILES.map(([file, collection]) => [file, published.list(collection)]);
+  if (published.site !== null) answers.push(['site', published.site]);
+  answers.push(['sessions', listOf(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, xml, new ByteSlabs()), xml)]);
   await mkdir(options.directory, { recursive: true });
-  const files = [
-    join(options.directory, `films.${options.format}`),
-    join(options.directory, `filmpackages.${options.format}`),
-  ] as const;
-  await writeFile(files[0], published.filmList()[options.format].body);
-  await writeFile(files[1], published.packageList()[options.format].body);
-  return { files, films: snapshot.films.length, packages: snapshot.packages.length };
+  const files: string[] = [];
+  for (const [name, answer] of answers) {
+    const file = join(options.directory, `${name}.${options.format}`);
+    await writeFile(file, answer[options.format].body);
+    files.push(file);
+  }
+  return {
+    files,
+    films: snapshot.films.length,
+    packages: snapshot.packages.length,
+    screens: snapshot.screens.length,
+    attributes: snapshot.attributes.length,
+    sites: snapshot.site === null ? 0 : 1,
+    sessions: snapshot.sessions.length,
+  };
 }

@@ -6,14 +6,16 @@
  */
 import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { ImportCheck } from '../catalogue/import-check.js';
-import type { Film, FilmPackage } from '../catalogue/model.js';
+import { ImportCheck, NOTHING_EXISTING } from '../catalogue/import-check.js';
+import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { UnreadableInputError, type Problem } from '../catalogue/problems.js';
 import { describeValue, isRawRecord } from '../catalogue/raw-record.js';
 import { readRecords } from '../formats/record-readers.js';
 import { bumpCatalogueVersion, deleteCatalogue, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
+import { PROGRAMME_TABLES, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { trackChanges, type ChangeCounts } from './catalogue-changes.js';
+import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
+import { moveSession } from './seed-dates.js';
 
 export interface ImportOptions {
   readonly customer: string;
@@ -22,6 +24,8 @@ export interface ImportOptions {
   readonly replace: boolean;
   /** Check and count the changes, write nothing. */
   readonly dryRun?: boolean;
+  /** Whole days by which every session's times are moved (a seed's demo programme, made current). */
+  readonly moveSessionsByDays?: number;
   readonly onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -36,6 +40,10 @@ export interface ImportProgress {
 export interface ImportResult {
   readonly films: ChangeCounts;
   readonly packages: ChangeCounts;
+  readonly screens: ChangeCounts;
+  readonly attributes: ChangeCounts;
+  readonly site: ChangeCounts;
+  readonly sessions: ChangeCounts;
   /** The catalogue version after the import; unchanged when nothing changed or on a dry run. */
   readonly version: number;
   readonly written: boolean;
@@ -88,8 +96,17 @@ export async function importFiles(db: SqlClient, options: ImportOptions): Promis
       if (replace && write) await deleteCatalogue(tx, customer);
 
       let films: Film[] = [];
-      // Packages are few and may name films further on in the input, so they are written last.
+      // The other records are fewer and may name records further on in the input, so they are
+      // written once the whole input has passed.
       const packages: FilmPackage[] = [];
+      const screens: Screen[] = [];
+      const attributes: Attribute[] = [];
+      const sites: Site[] = [];
+      const sessions: Session[] = [];
+      /** Keeps a valid record to write: after --replace every one, in a merge those that changed. */
+      const keep = <Key, T>(list: T[], tracker: { classify(key: Key, record: T): string }, record: T | undefined, key: (record: T) => Key): void => {
+        if (record !== undefined && (tracker.classify(key(record), record) !== 'unchanged' || replace)) list.push(record);
+      };
       const flushFilms = async (): Promise<void> => {
         if (write && check.problems.length === 0) await saveFilms(tx, customer, films);
         films = [];
@@ -106,23 +123,38 @@ export async function importFiles(db: SqlClient, options: ImportOptions): Promis
           if (!isRawRecord(raw)) {
             check.problems.push({ ...source, id: undefined, field: '', rule: 'must be an object', value: describeValue(raw) });
           } else if (kind === 'film') {
-            const film = check.film(source, raw);
-            // After --replace every film is written anew; a merge skips what has not changed.
-            if (film && (changes.films.classify(film.id, film) !== 'unchanged' || replace)) films.push(film);
+            keep(films, changes.films, check.film(source, raw), (film) => film.id);
             if (films.length >= FILMS_PER_BATCH) await flushFilms();
-          } else {
-            const filmPackage = check.package(source, raw);
-            if (filmPackage && (changes.packages.classify(filmPackage.id, filmPackage) !== 'unchanged' || replace)) packages.push(filmPackage);
+          } else if (kind === 'package') keep(packages, changes.packages, check.package(source, raw), (p) => p.id);
+          else if (kind === 'screen') keep(screens, changes.screens, check.screen(source, raw), (screen) => screen.id);
+          else if (kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, raw), (attribute) => attribute.id);
+          else if (kind === 'site') keep(sites, changes.site, check.site(source, raw), () => SITE_KEY);
+          else {
+            const session = check.session(source, raw);
+            keep(sessions, changes.sessions, session && moveSession(session, options.moveSessionsByDays ?? 0), (s) => s.id);
           }
         }
       }
       await flushFilms();
-      check.resolveFilmReferences((id) => !replace && changes.films.has(id));
+      check.resolveReferences(replace ? NOTHING_EXISTING : changes.existing);
       if (check.problems.length > 0) throw new InvalidImportError(check.problems, check.warnings);
 
-      const counts = { films: changes.films.counts(replace), packages: changes.packages.counts(replace) };
-      const changed = [counts.films, counts.packages].some((c) => c.added + c.changed + c.removed > 0);
-      if (write) await savePackages(tx, customer, packages);
+      const counts = {
+        films: changes.films.counts(replace),
+        packages: changes.packages.counts(replace),
+        screens: changes.screens.counts(replace),
+        attributes: changes.attributes.counts(replace),
+        site: changes.site.counts(replace),
+        sessions: changes.sessions.counts(replace),
+      };
+      const changed = Object.values(counts).some((c) => c.added + c.changed + c.removed > 0);
+      if (write) {
+        await savePackages(tx, customer, packages);
+        await saveRecords(tx, PROGRAMME_TABLES.screen, customer, screens);
+        await saveRecords(tx, PROGRAMME_TABLES.attribute, customer, attributes);
+        await saveRecords(tx, PROGRAMME_TABLES.site, customer, sites);
+        await saveRecords(tx, PROGRAMME_TABLES.session, customer, sessions);
+      }
       const version = write && changed ? await bumpCatalogueVersion(tx, customer) : await loadCatalogueVersion(tx, customer);
       return { ...counts, version, written: write && changed, warnings: check.warnings };
     },

@@ -1,8 +1,9 @@
 /**
  * Mirrors a Veezi-compatible API (the original service or another Marquee) into a customer's
- * catalogue: both lists are downloaded, then imported with --replace in one transaction, so a
- * failure at any point leaves the catalogue as it was. ETags make an unchanged upstream cost two
- * 304 answers and nothing else.
+ * catalogue: every list is downloaded, then imported with --replace in one transaction, so a
+ * failure at any point leaves the catalogue as it was. ETags make an unchanged upstream cost one
+ * 304 answer per list and nothing else. Each session takes its Url from the upstream's web
+ * sessions.
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -17,7 +18,7 @@ import { isRawRecord, rawToJson, type RawRecord, type RawValue } from '../catalo
 import { readRecords } from '../formats/record-readers.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { loadSyncSource, saveSyncSource, type SyncSource } from '../store/sync-repository.js';
+import { loadSyncSource, saveSyncSource } from '../store/sync-repository.js';
 import { importFiles, type ImportResult } from './import-files.js';
 
 export interface SyncOptions {
@@ -45,17 +46,29 @@ export class SyncError extends Error {
 /** A failure worth trying again: the network, or an upstream that says it is busy or broken. */
 class TransientError extends SyncError {}
 
+/**
+ * The lists read, and the file each is kept in. An upstream that answers 404 for an optional one
+ * has none of it: no site, or a server that does not serve screens and sessions.
+ */
 const RESOURCES = [
-  { path: '/v4/film', file: 'films.json', etag: (source: SyncSource) => source.filmsEtag },
-  { path: '/v1/filmpackage', file: 'filmpackages.json', etag: (source: SyncSource) => source.packagesEtag },
+  { path: '/v4/film', file: 'films.json', optional: false },
+  { path: '/v1/filmpackage', file: 'filmpackages.json', optional: false },
+  { path: '/v1/screen', file: 'screens.json', optional: true },
+  { path: '/v1/attribute', file: 'attributes.json', optional: true },
+  { path: '/v1/site', file: 'site.json', optional: true },
+  { path: '/v1/session', file: 'sessions.json', optional: true },
+  { path: '/v1/websession', file: 'websessions.json', optional: true },
 ] as const;
+
+/** The ETag kept for a list the upstream does not have, so that its 404 counts as unchanged. */
+const ABSENT = 'absent';
 
 interface Download {
   readonly notModified: boolean;
   readonly etag: string | null;
 }
 
-async function download(url: string, options: SyncOptions, etag: string | null, file: string): Promise<Download> {
+async function download(url: string, options: SyncOptions, etag: string | null, file: string, optional = false): Promise<Download> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.token !== undefined) headers['veeziaccesstoken'] = options.token;
   if (etag !== null) headers['if-none-match'] = etag;
@@ -66,6 +79,10 @@ async function download(url: string, options: SyncOptions, etag: string | null, 
     throw new TransientError(`${url}: ${describeFetchError(error)}`);
   }
   if (response.status === 304) return { notModified: true, etag };
+  if (response.status === 404 && optional) {
+    await response.body?.cancel();
+    return { notModified: etag === ABSENT, etag: ABSENT };
+  }
   if (response.status >= 500 || response.status === 429 || response.status === 408) {
     await response.body?.cancel();
     throw new TransientError(`${url} answered ${response.status} ${response.statusText}`);
@@ -136,6 +153,27 @@ async function completeFilms(file: string, base: string, options: SyncOptions, d
   await rename(completed, file);
 }
 
+/** Writes each session of `file` again with the Url of its web session, or null where it has none. */
+async function addUrls(file: string, webSessionsFile: string | undefined): Promise<void> {
+  const urls = new Map<string, RawValue>();
+  if (webSessionsFile !== undefined) {
+    for await (const { raw } of readRecords(createReadStream(webSessionsFile), webSessionsFile)) {
+      if (isRawRecord(raw) && raw['Id'] !== undefined && raw['Url'] !== undefined) urls.set(rawToJson(raw['Id']), raw['Url']);
+    }
+  }
+  const completed = `${file}.complete`;
+  const out = createWriteStream(completed);
+  let separator = '[';
+  for await (const { raw } of readRecords(createReadStream(file), file)) {
+    const record = isRawRecord(raw) ? { ...raw, Url: urls.get(raw['Id'] === undefined ? '' : rawToJson(raw['Id'])) ?? null } : raw;
+    if (!out.write(`${separator}${rawToJson(record)}`)) await once(out, 'drain');
+    separator = ',';
+  }
+  out.end(separator === '[' ? '[]' : ']');
+  await once(out, 'finish');
+  await rename(completed, file);
+}
+
 export async function syncOnce(db: SqlClient, options: SyncOptions): Promise<SyncResult> {
   const base = options.from.replace(/\/+$/, '');
   const source = await loadSyncSource(db, options.customer, base);
@@ -145,20 +183,32 @@ export async function syncOnce(db: SqlClient, options: SyncOptions): Promise<Syn
   try {
     const files = RESOURCES.map((resource) => join(directory, resource.file));
     const fetchAll = (conditional: boolean): Promise<Download[]> =>
-      Promise.all(RESOURCES.map((resource, index) => download(base + resource.path, options, conditional && current ? resource.etag(current) : null, files[index] as string)));
+      Promise.all(
+        RESOURCES.map((resource, index) =>
+          download(base + resource.path, options, conditional ? (current?.etags[resource.path] ?? null) : null, files[index] as string, resource.optional),
+        ),
+      );
     const downloads = await withRetries(options, async () => {
       const answers = await fetchAll(true);
-      // The catalogue is replaced whole: once either list changed, both are needed in full.
+      // The catalogue is replaced whole: once any list changed, every one is needed in full.
       return answers.every((answer) => answer.notModified) || answers.every((answer) => !answer.notModified) ? answers : fetchAll(false);
     });
     if (downloads.every((d) => d.notModified)) return { unchanged: true };
     await completeFilms(files[0] as string, base, options, directory);
-    const result = await importFiles(db, { customer: options.customer, files, replace: true });
-    await saveSyncSource(db, options.customer, base, {
-      filmsEtag: downloads[0]?.etag ?? null,
-      packagesEtag: downloads[1]?.etag ?? null,
-      catalogueVersion: result.version,
+    const present = (path: string): string | undefined => {
+      const index = RESOURCES.findIndex((resource) => resource.path === path);
+      return downloads[index]?.etag === ABSENT ? undefined : files[index];
+    };
+    const sessions = present('/v1/session');
+    if (sessions !== undefined) await addUrls(sessions, present('/v1/websession'));
+    const imported = RESOURCES.filter((resource) => resource.path !== '/v1/websession').flatMap((resource) => present(resource.path) ?? []);
+    const result = await importFiles(db, { customer: options.customer, files: imported, replace: true });
+    const etags: Record<string, string> = {};
+    RESOURCES.forEach((resource, index) => {
+      const etag = downloads[index]?.etag;
+      if (etag !== undefined && etag !== null) etags[resource.path] = etag;
     });
+    await saveSyncSource(db, options.customer, base, { etags, catalogueVersion: result.version });
     return { unchanged: false, result };
   } finally {
     await rm(directory, { recursive: true, force: true });

@@ -9,33 +9,57 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
 import type { FormatName } from '../formats/representation.js';
 import {
+  ATTRIBUTE_SHAPE,
   FILM_SHAPE,
+  FILM_V1_SHAPE,
   PACKAGE_FILM_SHAPE,
   PACKAGE_SHAPE,
   PERSON_SHAPE,
+  PERSON_V1_SHAPE,
+  SCREEN_SHAPE,
+  SESSION_SHAPE,
+  SITE_SCREEN_SHAPE,
+  SITE_SHAPE,
+  WEB_SESSION_SHAPE,
   arrayRootName,
   type ListField,
   type ScalarField,
+  type TextListField,
   type WireShape,
 } from '../formats/wire-shape.js';
 import type { Problem } from '../http/http-error.js';
 import { PROBLEM_NAMESPACE } from '../http/problem.js';
 import { MISSING_TOKEN, exampleName, notFoundProblem, problemExamples } from './examples.js';
 
-/** The name of each record's schema in the document; Person's element is `People`. */
-const COMPONENTS = new Map<WireShape<never>, string>([
-  [FILM_SHAPE, 'Film'],
-  [PERSON_SHAPE, 'Person'],
-  [PACKAGE_SHAPE, 'FilmPackage'],
-  [PACKAGE_FILM_SHAPE, 'FilmPackageFilm'],
+const elementOrder = (shape: WireShape<never>): string =>
+  `In XML the child elements come in ordinal alphabetical order (${shape.xmlFields.map((field) => field.name).join(', ')}), as DataContract serializers require.`;
+
+/**
+ * Each record's schema in the document: its name there (Person's element is `People`, and the
+ * v1 film and the web session share their elements with the v4 film and the session), and what
+ * it is.
+ */
+const COMPONENTS = new Map<WireShape<never>, { readonly name: string; readonly description: string }>([
+  [FILM_SHAPE, { name: 'Film', description: `A film. All ${FILM_SHAPE.fields.length} properties are always present, in this order.` }],
+  [FILM_V1_SHAPE, { name: 'FilmV1', description: `A film in the older shape of \`/v1/film\`: ${FILM_V1_SHAPE.fields.length} properties, without LastModifiedDate and the four URLs; in XML its people are wrapped in one \`People\` element.` }],
+  [PERSON_SHAPE, { name: 'Person', description: 'A person involved with a film.' }],
+  [PERSON_V1_SHAPE, { name: 'PersonV1', description: 'A person involved with a film, as the v1 film lists them.' }],
+  [PACKAGE_SHAPE, { name: 'FilmPackage', description: 'A film package: films shown together, such as a double feature.' }],
+  [PACKAGE_FILM_SHAPE, { name: 'FilmPackageFilm', description: 'One film of a package.' }],
+  [SCREEN_SHAPE, { name: 'Screen', description: 'A screen (auditorium) of the site.' }],
+  [ATTRIBUTE_SHAPE, { name: 'Attribute', description: 'A feature of sessions shown to customers, such as a subtitled or a relaxed screening.' }],
+  [SITE_SHAPE, { name: 'Site', description: 'The cinema: one per customer.' }],
+  [SITE_SCREEN_SHAPE, { name: 'SiteScreen', description: 'A screen of the site, by Id.' }],
+  [SESSION_SHAPE, { name: 'Session', description: 'A session: a showing of a film or a film package on a screen.' }],
+  [WEB_SESSION_SHAPE, { name: 'WebSession', description: 'A session on sale on the web: the session with its Url, first in JSON and last in XML, where the element is `Session`.' }],
 ]);
 
 const JSON_TYPES = { text: 'string', integer: 'integer', boolean: 'boolean', percent: 'number' } as const;
 
-function componentName(shape: WireShape<never>): string {
-  const name = COMPONENTS.get(shape);
-  if (name === undefined) throw new Error(`the wire shape ${shape.name} has no schema`);
-  return name;
+export function componentName(shape: WireShape<never>): string {
+  const component = COMPONENTS.get(shape);
+  if (component === undefined) throw new Error(`the wire shape ${shape.name} has no schema`);
+  return component.name;
 }
 
 function scalarSchema(field: ScalarField<never>): TSchema {
@@ -53,21 +77,28 @@ function listSchema(field: ListField<never, unknown>): TSchema {
   return Type.Array(Type.Ref(componentName(field.item)), { description: field.description, xml });
 }
 
+function textListSchema(field: TextListField<never>): TSchema {
+  const { oneOf, ...limits } = field.values ?? {};
+  const namespace = field.itemNamespace === undefined ? {} : { namespace: field.itemNamespace.uri, prefix: field.itemNamespace.prefix };
+  const item = Type.Unsafe({ type: 'string', ...(oneOf && { enum: oneOf }), ...limits, xml: { name: field.itemElement, ...namespace } });
+  return Type.Array(item, { description: field.description, xml: { name: field.name, wrapped: true } });
+}
+
+function fieldSchema(field: WireShape<never>['fields'][number]): TSchema {
+  if (field.kind === 'list') return listSchema(field);
+  return field.kind === 'textList' ? textListSchema(field) : scalarSchema(field);
+}
+
 function recordSchema(shape: WireShape<never>, namespace: string, description: string): TSchema {
   const properties: Record<string, TSchema> = {};
-  for (const field of shape.fields) properties[field.name] = field.kind === 'list' ? listSchema(field) : scalarSchema(field);
+  for (const field of shape.fields) properties[field.name] = fieldSchema(field);
   return Type.Object(properties, { $id: componentName(shape), additionalProperties: false, description, xml: { name: shape.name, namespace } });
 }
 
 /** The shared schemas the routes refer to by name, for the XML namespace the server writes. */
 export function componentSchemas(namespace: string): TSchema[] {
-  const elementOrder = (shape: WireShape<never>): string =>
-    `In XML the child elements come in ordinal alphabetical order (${shape.xmlFields.map((field) => field.name).join(', ')}), as DataContract serializers require.`;
   return [
-    recordSchema(FILM_SHAPE, namespace, `A film. All ${FILM_SHAPE.fields.length} properties are always present, in this order. ${elementOrder(FILM_SHAPE)}`),
-    recordSchema(PERSON_SHAPE, namespace, `A person involved with a film. ${elementOrder(PERSON_SHAPE)}`),
-    recordSchema(PACKAGE_SHAPE, namespace, `A film package: films shown together, such as a double feature. ${elementOrder(PACKAGE_SHAPE)}`),
-    recordSchema(PACKAGE_FILM_SHAPE, namespace, `One film of a package. ${elementOrder(PACKAGE_FILM_SHAPE)}`),
+    ...[...COMPONENTS].map(([shape, { description }]) => recordSchema(shape, namespace, `${description} ${elementOrder(shape)}`)),
     Type.Object(
       {
         type: Type.String({ description: 'Always `about:blank`: the status says what kind of problem it is.' }),
@@ -90,19 +121,22 @@ export interface Answer {
   readonly schema: TSchema;
   /** The record the answer is about, or whose list it is. */
   readonly shape: WireShape<never>;
-  /** The XML root of the answer: `Film`, `ArrayOfFilm`, …; its examples are named after it. */
+  /** The XML root of the answer: `Film`, `ArrayOfFilm`, … */
   readonly root: string;
+  /** What its examples are named after: its record's schema, or `ArrayOf` that schema. */
+  readonly example: string;
 }
 
 /** One record: `Film` in XML, an object in JSON. */
 export function recordAnswer(shape: WireShape<never>): Answer {
-  return { schema: Type.Ref(componentName(shape)), shape, root: shape.name };
+  return { schema: Type.Ref(componentName(shape)), shape, root: shape.name, example: componentName(shape) };
 }
 
 /** A list: `ArrayOfFilm` holding `Film` elements in XML, an array in JSON. */
 export function listAnswer(shape: WireShape<never>, namespace: string): Answer {
   const root = arrayRootName(shape);
-  return { schema: Type.Array(Type.Ref(componentName(shape)), { xml: { name: root, namespace, wrapped: true } }), shape, root };
+  const schema = Type.Array(Type.Ref(componentName(shape)), { xml: { name: root, namespace, wrapped: true } });
+  return { schema, shape, root, example: arrayRootName({ name: componentName(shape) }) };
 }
 
 const PROBLEM_REF = Type.Ref('Problem');
@@ -163,7 +197,7 @@ export function catalogueOperation(operation: CatalogueOperation): FastifySchema
   const { answer } = operation;
   const representation = (format: FormatName): MediaType => ({
     schema: answer.schema,
-    examples: { [answer.root]: { $ref: `#/components/examples/${exampleName(answer.root, format)}` } },
+    examples: { [answer.root]: { $ref: `#/components/examples/${exampleName(answer.example, format)}` } },
   });
   return {
     operationId: operation.operationId,

@@ -1,16 +1,28 @@
 /**
  * The example answers of the reference, written from sample records by the writers that write
  * the server's answers, so that an example cannot drift from what the server sends. The samples
- * are two films of the demo catalogue and the package that shows them together.
+ * come from the demo cinema: two films, the package that shows them together, its screens, two
+ * attributes, the site, and a session of a film and one of the package.
  */
-import type { Film, FilmPackage } from '../catalogue/model.js';
+import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
 import { jsonArray, jsonRecord } from '../formats/json-writer.js';
 import type { FormatName } from '../formats/representation.js';
-import { FILM_SHAPE, PACKAGE_SHAPE, arrayRootName, type WireShape } from '../formats/wire-shape.js';
+import {
+  ATTRIBUTE_SHAPE,
+  FILM_SHAPE,
+  FILM_V1_SHAPE,
+  PACKAGE_SHAPE,
+  SCREEN_SHAPE,
+  SESSION_SHAPE,
+  SITE_SHAPE,
+  WEB_SESSION_SHAPE,
+  arrayRootName,
+  type WireShape,
+} from '../formats/wire-shape.js';
 import { XmlWriter, xmlChildren } from '../formats/xml-writer.js';
-import { unknownId, type Problem } from '../http/http-error.js';
+import { NO_SITE, unknownId, type Problem } from '../http/http-error.js';
 import { problemBody } from '../http/problem.js';
 
 /** An OpenAPI Example Object: JSON as its value, XML as its text. */
@@ -99,9 +111,95 @@ const DOUBLE_BILL: FilmPackage = {
   ],
 };
 
+const SCREENS: readonly Screen[] = [
+  { id: 1, name: 'The Grand', screenNumber: '1', hasCustomLayout: false, totalSeats: 220, houseSeats: 6, wheelChairSeats: 4 },
+  { id: 2, name: 'Studio', screenNumber: '2', hasCustomLayout: false, totalSeats: 96, houseSeats: 2, wheelChairSeats: 2 },
+  { id: 3, name: 'The Salon', screenNumber: '3', hasCustomLayout: true, totalSeats: 48, houseSeats: 0, wheelChairSeats: 1 },
+];
+
+const ATTRIBUTES: readonly Attribute[] = [
+  { id: '0000000001', description: 'English subtitles', shortName: 'SUBS', fontColor: '#FFFFFF', backgroundColor: '#1F4E79', showOnSessionsWithNoComps: true },
+  { id: '0000000002', description: 'Live piano accompaniment', shortName: 'PIANO', fontColor: '#000000', backgroundColor: '#f2c14e', showOnSessionsWithNoComps: true },
+];
+
+const SITE: Site = {
+  name: 'Marquee Picture House',
+  shortName: 'Marquee',
+  legalName: 'Marquee Picture House Limited',
+  nationalCode: 'NZ-WGN-0042',
+  address1: '12 Cuba Street',
+  address2: 'Te Aro',
+  address3: 'Wellington',
+  postCode: '6011',
+  phone1: '+64 4 555 0100',
+  phone2: null,
+  fax: null,
+  salesTaxRegistration: '123-456-789',
+  ticketMessage1: 'Please keep your ticket until the end of the session.',
+  ticketMessage2: '',
+  receiptMessage1: 'Thank you for visiting Marquee Picture House.',
+  receiptMessage2: 'Silent films with live music every Sunday.',
+  receiptMessage3: null,
+  receiptMessage4: null,
+  receiptMessage5: null,
+  receiptMessage6: null,
+  timeZoneIdentifier: 'New Zealand Standard Time',
+  country: 'New Zealand',
+  screens: [1, 2, 3],
+};
+
+const SHERLOCK_SESSION: Session = {
+  id: 1003,
+  filmId: SHERLOCK_JR.id,
+  filmPackageId: null,
+  title: SHERLOCK_JR.title,
+  screenId: 1,
+  seating: 'Allocated',
+  areComplimentariesAllowed: false,
+  showType: 'Public',
+  salesVia: ['WWW', 'POS', 'KIOSK'],
+  status: 'Open',
+  preShowStartTime: '2025-01-06T20:30:00',
+  salesCutOffTime: '2025-01-06T21:00:00',
+  ticketsSoldOut: false,
+  fewTicketsLeft: false,
+  featureStartTime: '2025-01-06T20:45:00',
+  featureEndTime: '2025-01-06T21:30:00',
+  cleanupEndTime: '2025-01-06T21:45:00',
+  seatsAvailable: 188,
+  seatsHeld: 1,
+  seatsHouse: 6,
+  seatsSold: 25,
+  filmFormat: SHERLOCK_JR.format,
+  priceCardName: 'Evening',
+  attributes: ['0000000002'],
+  audioLanguage: SHERLOCK_JR.audioLanguage,
+  url: 'https://tickets.marquee.example/sessions/1003',
+};
+
+const DOUBLE_BILL_SESSION: Session = {
+  ...SHERLOCK_SESSION,
+  id: 1002,
+  filmId: null,
+  filmPackageId: DOUBLE_BILL.id,
+  title: DOUBLE_BILL.title,
+  areComplimentariesAllowed: true,
+  preShowStartTime: '2025-01-06T17:30:00',
+  salesCutOffTime: '2025-01-06T18:00:00',
+  featureStartTime: '2025-01-06T17:45:00',
+  featureEndTime: '2025-01-06T20:23:00',
+  cleanupEndTime: '2025-01-06T20:38:00',
+  seatsAvailable: 40,
+  seatsHeld: 0,
+  seatsSold: 174,
+  attributes: [],
+  audioLanguage: null,
+  url: 'https://tickets.marquee.example/sessions/1002',
+};
+
 /** The name under which the document's components hold the example of an answer. */
-export function exampleName(root: string, format: FormatName): string {
-  return `${root}.${format}`;
+export function exampleName(answer: string, format: FormatName): string {
+  return `${answer}.${format}`;
 }
 
 function example(summary: string, format: FormatName, bytes: Buffer): Example {
@@ -109,16 +207,23 @@ function example(summary: string, format: FormatName, bytes: Buffer): Example {
   return { summary, value: format === 'json' ? JSON.parse(text) : text };
 }
 
-/** A record and a list of `records`, each in JSON and XML, as the server writes them. */
-function collectionExamples<T>(shape: WireShape<T>, records: readonly T[], noun: string, xml: XmlWriter, slabs: ByteSlabs): Record<string, Example> {
+/**
+ * A record and, unless `single`, a list of `records`, each in JSON and XML, as the server writes
+ * them, named after `answer`, the record's schema.
+ */
+function collectionExamples<T>(answer: string, shape: WireShape<T>, records: readonly T[], noun: string, xml: XmlWriter, slabs: ByteSlabs, single = false): Record<string, Example> {
   const written = records.map((record) => ({ json: slabs.write(jsonRecord(shape, record)), xml: xml.record(shape, xmlChildren(shape, record), slabs) }));
   const [first] = written;
   if (first === undefined) throw new Error(`no sample ${noun}`);
-  const list = arrayRootName(shape);
+  const examples = {
+    [exampleName(answer, 'json')]: example(`One ${noun}`, 'json', first.json),
+    [exampleName(answer, 'xml')]: example(`One ${noun}`, 'xml', first.xml.document),
+  };
+  if (single) return examples;
+  const list = arrayRootName({ name: answer });
   const listSummary = `A catalogue of ${records.length} ${noun}${records.length === 1 ? '' : 's'}`;
   return {
-    [exampleName(shape.name, 'json')]: example(`One ${noun}`, 'json', first.json),
-    [exampleName(shape.name, 'xml')]: example(`One ${noun}`, 'xml', first.xml.document),
+    ...examples,
     [exampleName(list, 'json')]: example(listSummary, 'json', jsonArray(written.map(({ json }) => json))),
     [exampleName(list, 'xml')]: example(listSummary, 'xml', xml.arrayDocument(shape, written.map(({ xml: record }) => record.children))),
   };
@@ -126,16 +231,25 @@ function collectionExamples<T>(shape: WireShape<T>, records: readonly T[], noun:
 
 /**
  * An example of each catalogue answer in each format, named by `exampleName` after the answer's
- * XML root, for the document's components. The XML carries `namespace`, as the server's does.
+ * record schema, for the document's components. The XML carries `namespace`, as the server's does.
  */
 export function answerExamples(namespace: string): Record<string, Example> {
   // The snapshot puts the records in the order lists answer them.
-  const snapshot = new CatalogueSnapshot({ films: [SHERLOCK_JR, SAFETY_LAST], packages: [DOUBLE_BILL] }, 1);
+  const snapshot = new CatalogueSnapshot(
+    { films: [SHERLOCK_JR, SAFETY_LAST], packages: [DOUBLE_BILL], screens: SCREENS, attributes: ATTRIBUTES, site: SITE, sessions: [SHERLOCK_SESSION, DOUBLE_BILL_SESSION] },
+    1,
+  );
   const xml = new XmlWriter(namespace);
   const slabs = new ByteSlabs();
   return {
-    ...collectionExamples(FILM_SHAPE, snapshot.films, 'film', xml, slabs),
-    ...collectionExamples(PACKAGE_SHAPE, snapshot.packages, 'film package', xml, slabs),
+    ...collectionExamples('Film', FILM_SHAPE, snapshot.films, 'film', xml, slabs),
+    ...collectionExamples('FilmV1', FILM_V1_SHAPE, snapshot.films, 'film', xml, slabs),
+    ...collectionExamples('FilmPackage', PACKAGE_SHAPE, snapshot.packages, 'film package', xml, slabs),
+    ...collectionExamples('Screen', SCREEN_SHAPE, snapshot.screens, 'screen', xml, slabs),
+    ...collectionExamples('Attribute', ATTRIBUTE_SHAPE, snapshot.attributes, 'attribute', xml, slabs),
+    ...collectionExamples('Site', SITE_SHAPE, [SITE], 'site', xml, slabs, true),
+    ...collectionExamples('Session', SESSION_SHAPE, snapshot.sessions, 'session', xml, slabs),
+    ...collectionExamples('WebSession', WEB_SESSION_SHAPE, snapshot.sessions, 'session on sale', xml, slabs),
   };
 }
 
@@ -147,7 +261,13 @@ export function problemExamples(problem: Problem): Readonly<Record<FormatName, u
 /** An id that names no record, as the catalogue routes answer it. */
 const NOT_FOUND = new Map<WireShape<never>, Problem>([
   [FILM_SHAPE, unknownId('film', 'HO00009999')],
+  [FILM_V1_SHAPE, unknownId('film', 'HO00009999')],
   [PACKAGE_SHAPE, unknownId('film package', '99')],
+  [SCREEN_SHAPE, unknownId('screen', '99')],
+  [ATTRIBUTE_SHAPE, unknownId('attribute', '0000009999')],
+  [SITE_SHAPE, NO_SITE],
+  [SESSION_SHAPE, unknownId('session', '99')],
+  [WEB_SESSION_SHAPE, unknownId('session on sale', '99')],
 ]);
 
 /** What the server answers when an id names no record of `shape`. */

@@ -9,7 +9,7 @@ import { componentSchemas } from './api-schemas.js';
 import { answerExamples } from './examples.js';
 
 const DESCRIPTION =
-  'A read-only catalogue of a cinema\'s films and film packages, compatible with the public Veezi API. ' +
+  'A read-only catalogue of a cinema\'s programme (its site and screens, films, film packages, sessions and the sessions on sale on the web), compatible with the public Veezi API. ' +
   'Every catalogue answer comes in JSON or in .NET DataContract-style XML, chosen by the Accept header or `?format=`. ' +
   'Errors are RFC 9457 problem details in the same format. Data comes in through the `marquee import` command, never through the API.';
 
@@ -26,6 +26,8 @@ export function registerOpenApi(app: FastifyInstance, xmlNamespace: string): voi
       tags: [
         { name: 'Films', description: 'Films: titles that can be scheduled.' },
         { name: 'Film packages', description: 'Films shown together, such as a double feature, with each film\'s share of the revenue.' },
+        { name: 'Site', description: 'The cinema, one per customer, and its screens.' },
+        { name: 'Sessions', description: 'Showings of films and packages, the attributes they carry, and those on sale on the web now.' },
         { name: 'Operations', description: 'Health, readiness, metrics and this document. Never behind a token.' },
       ],
       components: {

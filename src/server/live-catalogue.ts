@@ -17,6 +17,9 @@ interface LoadHistory {
   readonly loads: number;
 }
 
+/** The longest delay setTimeout takes; a cut-off further ahead is looked at again then. */
+const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
+
 export interface LiveCatalogueEvents {
   readonly onReload?: (customer: string, snapshot: CatalogueSnapshot, durationMs: number) => void;
   /** A background step failed (compressing lists); the catalogue in service stays as it was. */
@@ -46,6 +49,8 @@ export class LiveCatalogue implements ServedCatalogues {
   private onHealthChange: WatchOptions['onHealthChange'] = () => {};
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  /** Per customer, the timer of the next sales cut-off. */
+  private readonly cutOffTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly db: SqlClient,
@@ -107,6 +112,8 @@ export class LiveCatalogue implements ServedCatalogues {
   /** Stops following the database, and resolves once a look under way has ended. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    for (const timer of this.cutOffTimers.values()) clearTimeout(timer);
+    this.cutOffTimers.clear();
     await this.subscription?.close();
     // The database is closed next: a reload must not be left reading from it.
     await (this.queued ?? this.running)?.catch(() => {});
@@ -147,6 +154,29 @@ export class LiveCatalogue implements ServedCatalogues {
       this.events.onReload?.(customer, snapshot, performance.now() - started);
       // In service already; its lists are sent uncompressed until this is done.
       published.precompressLists().catch((error: unknown) => this.events.onError?.(error));
+      this.followCutOffs(customer, published);
     }
+  }
+
+  /**
+   * Republishes the customer's web-session list as its next sales cut-off passes, and
+   * compresses it then, off the request path. A request that comes between the cut-off and the
+   * timer gets the new list all the same: the list follows the clock when it is asked for.
+   */
+  private followCutOffs(customer: string, published: PublishedCatalogue): void {
+    clearTimeout(this.cutOffTimers.get(customer));
+    this.cutOffTimers.delete(customer);
+    const next = published.webSessions.nextChange(Date.now());
+    if (next === Infinity) return;
+    const timer = setTimeout(() => {
+      this.cutOffTimers.delete(customer);
+      // A newer catalogue follows its own cut-offs.
+      if (this.catalogues.get(customer) !== published) return;
+      published.webSessions.precompress(Date.now()).catch((error: unknown) => this.events.onError?.(error));
+      this.followCutOffs(customer, published);
+    }, Math.min(Math.max(0, next - Date.now()), LONGEST_TIMEOUT_MS));
+    // The cut-offs never keep a process alive on their own.
+    timer.unref();
+    this.cutOffTimers.set(customer, timer);
   }
 }

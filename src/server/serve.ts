@@ -8,6 +8,7 @@ import { XmlWriter } from '../formats/xml-writer.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
 import { importFiles } from '../import/import-files.js';
+import { daysToToday } from '../import/seed-dates.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
@@ -41,6 +42,8 @@ export interface ServeOptions {
   readonly settings: ServeSettings;
   /** Files imported into the default customer when its catalogue has never been loaded. */
   readonly seedFiles: readonly string[];
+  /** Move the seed's sessions by whole days so that the first falls on the day of seeding. */
+  readonly seedToday?: boolean;
 }
 
 export interface RunningServer {
@@ -53,13 +56,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[]): Promise<void> {
+async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[], today: boolean): Promise<void> {
   if (files.length === 0 || (await loadCatalogueVersion(db, DEFAULT_CUSTOMER)) > 0) return;
-  const result = await importFiles(db, { customer: DEFAULT_CUSTOMER, files, replace: true });
-  app.log.info({ films: result.films, packages: result.packages, files }, 'seeded the empty catalogue');
+  const days = today ? await daysToToday(files, Date.now()) : 0;
+  const result = await importFiles(db, { customer: DEFAULT_CUSTOMER, files, replace: true, moveSessionsByDays: days });
+  app.log.info({ films: result.films, packages: result.packages, sessions: result.sessions, sessionsMovedByDays: days, files }, 'seeded the empty catalogue');
 }
 
-export async function startServer({ settings, seedFiles }: ServeOptions): Promise<RunningServer> {
+export async function startServer({ settings, seedFiles, seedToday = false }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
   let reads = db;
   if (settings.readDatabase !== undefined) {
@@ -106,7 +110,7 @@ export async function startServer({ settings, seedFiles }: ServeOptions): Promis
   );
   let url: string;
   try {
-    await seedIfEmpty(db, app, seedFiles);
+    await seedIfEmpty(db, app, seedFiles, seedToday);
     await live.refresh();
     await tokens.refresh();
     live.watch({

@@ -3,6 +3,8 @@
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
+import { columnOf, insertRows } from './insert-rows.js';
+import { PROGRAMME_TABLES, deleteRecords, loadRecords } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
 /** A person of a film, read as the film's columns are. */
@@ -35,7 +37,7 @@ const FILM_FIELDS = [
   'backdropImageUrl', 'filmTrailerUrl',
 ] as const satisfies readonly Exclude<keyof Film, 'people'>[];
 
-const FILM_COLUMNS = FILM_FIELDS.map((field) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
+const FILM_COLUMNS = FILM_FIELDS.map(columnOf);
 
 /** A column holds its field's value, a flag as 0 or 1. */
 type Stored<Value> = Value extends boolean ? number : Value;
@@ -183,26 +185,21 @@ export async function loadPackages(db: SqlClient, customer: string): Promise<Fil
 export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
   const films: Film[] = [];
   for await (const page of readFilmPages(db, customer)) films.push(...page);
-  return { films, packages: await loadPackages(db, customer) };
+  const [site = null] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
+  return {
+    films,
+    packages: await loadPackages(db, customer),
+    screens: await loadRecords(db, PROGRAMME_TABLES.screen, customer),
+    attributes: await loadRecords(db, PROGRAMME_TABLES.attribute, customer),
+    site,
+    sessions: await loadRecords(db, PROGRAMME_TABLES.session, customer),
+  };
 }
 
 export async function deleteCatalogue(tx: SqlClient, customer: string): Promise<void> {
+  for (const table of Object.values(PROGRAMME_TABLES)) await deleteRecords(tx, table, customer);
   for (const table of ['film_package_film', 'film_package', 'film_person', 'film']) {
     await tx.execute(`DELETE FROM ${table} WHERE customer = ?`, [customer]);
-  }
-}
-
-/** Rows per INSERT: few statements for big imports, well under both databases' parameter limits. */
-const ROWS_PER_INSERT = 200;
-
-async function insertRows(tx: SqlClient, table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[], conflict = ''): Promise<void> {
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const batch = rows.slice(start, start + ROWS_PER_INSERT);
-    await tx.execute(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${batch.map(() => tuple).join(', ')}${conflict}`,
-      batch.flat(),
-    );
   }
 }
 

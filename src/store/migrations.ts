@@ -108,6 +108,92 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       PRIMARY KEY (customer, url)
     )`,
   ],
+  [
+    // The programme beside films and packages (CONTRACT §11). A list of values is kept as JSON
+    // text in one column: it is read and written whole, in its order. References between
+    // resources are checked by the import, which names every broken one; no foreign key holds
+    // them, since a package is replaced by deleting and inserting its rows.
+    `CREATE TABLE screen (
+      customer ${key} NOT NULL,
+      id INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      screen_number TEXT NOT NULL,
+      has_custom_layout INTEGER NOT NULL,
+      total_seats INTEGER NOT NULL,
+      house_seats INTEGER NOT NULL,
+      wheel_chair_seats INTEGER NOT NULL,
+      PRIMARY KEY (customer, id)
+    )`,
+    `CREATE TABLE attribute (
+      customer ${key} NOT NULL,
+      id ${key} NOT NULL,
+      description TEXT NOT NULL,
+      short_name TEXT NOT NULL,
+      font_color TEXT NOT NULL,
+      background_color TEXT NOT NULL,
+      show_on_sessions_with_no_comps INTEGER NOT NULL,
+      PRIMARY KEY (customer, id)
+    )`,
+    `CREATE TABLE site (
+      customer ${key} PRIMARY KEY,
+      name TEXT NOT NULL,
+      short_name TEXT NOT NULL,
+      legal_name TEXT NOT NULL,
+      national_code TEXT,
+      address1 TEXT,
+      address2 TEXT,
+      address3 TEXT,
+      post_code TEXT,
+      phone1 TEXT,
+      phone2 TEXT,
+      fax TEXT,
+      sales_tax_registration TEXT,
+      ticket_message1 TEXT,
+      ticket_message2 TEXT,
+      receipt_message1 TEXT,
+      receipt_message2 TEXT,
+      receipt_message3 TEXT,
+      receipt_message4 TEXT,
+      receipt_message5 TEXT,
+      receipt_message6 TEXT,
+      time_zone_identifier TEXT NOT NULL,
+      country TEXT NOT NULL,
+      screens TEXT NOT NULL
+    )`,
+    `CREATE TABLE session (
+      customer ${key} NOT NULL,
+      id INTEGER NOT NULL,
+      film_id ${key},
+      film_package_id INTEGER,
+      title TEXT NOT NULL,
+      screen_id INTEGER NOT NULL,
+      seating TEXT NOT NULL,
+      are_complimentaries_allowed INTEGER NOT NULL,
+      show_type TEXT NOT NULL,
+      sales_via TEXT NOT NULL,
+      status TEXT NOT NULL,
+      pre_show_start_time TEXT NOT NULL,
+      sales_cut_off_time TEXT NOT NULL,
+      tickets_sold_out INTEGER NOT NULL,
+      few_tickets_left INTEGER NOT NULL,
+      feature_start_time TEXT NOT NULL,
+      feature_end_time TEXT NOT NULL,
+      cleanup_end_time TEXT NOT NULL,
+      seats_available INTEGER NOT NULL,
+      seats_held INTEGER NOT NULL,
+      seats_house INTEGER NOT NULL,
+      seats_sold INTEGER NOT NULL,
+      film_format TEXT NOT NULL,
+      price_card_name TEXT,
+      attributes TEXT NOT NULL,
+      audio_language TEXT,
+      url TEXT,
+      PRIMARY KEY (customer, id)
+    )`,
+    // The ETag of each list a sync read, by path, as a JSON object: a sync reads more lists than
+    // the two columns before it name.
+    'ALTER TABLE sync_source ADD COLUMN etags TEXT',
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;

@@ -1,15 +1,26 @@
 /**
  * The catalogue's read operations. Each route is a lookup in the customer's published catalogue
  * and a hand-off of its prebuilt answer: everything else was done when the catalogue loaded.
+ * The resources are declared once, in a table, and each gives a list and a by-id route.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteShorthandOptions } from 'fastify';
 import { MAX_INT32 } from '../../catalogue/model.js';
-import type { PublishedCatalogue } from '../../formats/published-catalogue.js';
+import type { CollectionName, PublishedCatalogue } from '../../formats/published-catalogue.js';
 import type { Representations } from '../../formats/representation.js';
-import { FILM_SHAPE, PACKAGE_SHAPE } from '../../formats/wire-shape.js';
+import {
+  ATTRIBUTE_SHAPE,
+  FILM_SHAPE,
+  FILM_V1_SHAPE,
+  PACKAGE_SHAPE,
+  SCREEN_SHAPE,
+  SESSION_SHAPE,
+  SITE_SHAPE,
+  WEB_SESSION_SHAPE,
+  type WireShape,
+} from '../../formats/wire-shape.js';
 import { catalogueOperation, listAnswer, recordAnswer } from '../../reference/api-schemas.js';
-import { HttpError, unknownId } from '../http-error.js';
+import { HttpError, NO_SITE, unknownId } from '../http-error.js';
 import { sendProblem, sendRepresentation } from '../respond.js';
 import type { CatalogueDirectory } from '../served-catalogues.js';
 
@@ -35,14 +46,114 @@ const DOCUMENTATION_ONLY: Pick<RouteShorthandOptions, 'validatorCompiler' | 'ser
   serializerCompiler: () => (data) => JSON.stringify(data),
 };
 
-/** A package id as .NET binds an `int` route value: decimal digits from 1 to 2147483647. */
-function parsePackageId(text: string): number | undefined {
+/** An integer id as .NET binds an `int` route value: decimal digits from 1 to 2147483647, written back without leading zeros. */
+function parseIntegerId(text: string): string | undefined {
   if (!/^\d{1,10}$/.test(text)) return undefined;
   const id = Number(text);
-  return id >= 1 && id <= MAX_INT32 ? id : undefined;
+  return id >= 1 && id <= MAX_INT32 ? String(id) : undefined;
 }
 
-type Find = (catalogue: PublishedCatalogue, id: string) => Representations | undefined;
+/** A resource served as a list and by id. */
+interface Resource {
+  readonly path: string;
+  readonly tag: string;
+  readonly shape: WireShape<never>;
+  /** What one record is called, in summaries and in the 404's detail. */
+  readonly noun: string;
+  readonly plural: string;
+  readonly operationIds: readonly [list: string, get: string];
+  readonly listDescription: string;
+  readonly id: 'text' | 'integer';
+  readonly list: (catalogue: PublishedCatalogue) => Representations;
+  readonly find: (catalogue: PublishedCatalogue, id: string) => Representations | undefined;
+}
+
+/** A resource whose answers the catalogue prebuilt, once per snapshot. */
+function collection(name: CollectionName, resource: Omit<Resource, 'list' | 'find'>): Resource {
+  return { ...resource, list: (catalogue) => catalogue.list(name), find: (catalogue, id) => catalogue.item(name, id) };
+}
+
+const RESOURCES: readonly Resource[] = [
+  collection('film', {
+    path: '/v4/film',
+    tag: 'Films',
+    shape: FILM_SHAPE,
+    noun: 'film',
+    plural: 'films',
+    operationIds: ['listFilms', 'getFilm'],
+    listDescription: 'Every film of the catalogue, any Status, ordered by DisplaySequence, then Id.',
+    id: 'text',
+  }),
+  collection('filmV1', {
+    path: '/v1/film',
+    tag: 'Films',
+    shape: FILM_V1_SHAPE,
+    noun: 'film',
+    plural: 'films in the older shape',
+    operationIds: ['listFilmsV1', 'getFilmV1'],
+    listDescription: 'The films of `/v4/film`, in its order, in the older shape that v1 clients read.',
+    id: 'text',
+  }),
+  collection('package', {
+    path: '/v1/filmpackage',
+    tag: 'Film packages',
+    shape: PACKAGE_SHAPE,
+    noun: 'film package',
+    plural: 'film packages',
+    operationIds: ['listFilmPackages', 'getFilmPackage'],
+    listDescription: 'Every film package of the catalogue, any Status, ordered by Id.',
+    id: 'integer',
+  }),
+  collection('screen', {
+    path: '/v1/screen',
+    tag: 'Site',
+    shape: SCREEN_SHAPE,
+    noun: 'screen',
+    plural: 'screens',
+    operationIds: ['listScreens', 'getScreen'],
+    listDescription: 'Every screen of the site, ordered by Id.',
+    id: 'integer',
+  }),
+  collection('attribute', {
+    path: '/v1/attribute',
+    tag: 'Sessions',
+    shape: ATTRIBUTE_SHAPE,
+    noun: 'attribute',
+    plural: 'session attributes',
+    operationIds: ['listAttributes', 'getAttribute'],
+    listDescription: 'Every session attribute, ordered by Id.',
+    id: 'text',
+  }),
+  collection('session', {
+    path: '/v1/session',
+    tag: 'Sessions',
+    shape: SESSION_SHAPE,
+    noun: 'session',
+    plural: 'sessions',
+    operationIds: ['listSessions', 'getSession'],
+    listDescription: 'Every session imported, past ones too, ordered by PreShowStartTime, then Id.',
+    id: 'integer',
+  }),
+  {
+    path: '/v1/websession',
+    tag: 'Sessions',
+    shape: WEB_SESSION_SHAPE,
+    noun: 'session on sale',
+    plural: 'sessions on sale on the web',
+    operationIds: ['listWebSessions', 'getWebSession'],
+    listDescription:
+      "The sessions on sale on the web now, each with its Url: Open, Public, sold via WWW, and whose SalesCutOffTime is still ahead in the site's time zone. " +
+      'Ordered as sessions. The list changes as each cut-off passes, with no import, and its ETag with it.',
+    id: 'integer',
+    list: (catalogue) => catalogue.webSessions.list(Date.now()),
+    find: (catalogue, id) => catalogue.webSessions.item(id, Date.now()),
+  },
+];
+
+const ID_SCHEMAS: Readonly<Record<Resource['id'], (noun: string) => TSchema>> = {
+  text: (noun) => Type.String({ description: `The Id of the ${noun}, percent-encoded; matched exactly.` }),
+  integer: (noun) => Type.Integer({ minimum: 1, maximum: MAX_INT32, description: `The Id of the ${noun}, a decimal integer; anything else answers 404.` }),
+};
 
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access }: CatalogueRouteOptions): void {
   const catalogueOf = (request: FastifyRequest): PublishedCatalogue => catalogues.published(request.customer);
@@ -51,72 +162,52 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     throw new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED });
   };
 
-  function list(url: string, schema: ReturnType<typeof catalogueOperation>, answers: (catalogue: PublishedCatalogue) => Representations): void {
-    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, (request, reply) => sendRepresentation(request, reply, answers(catalogueOf(request)), cacheControl));
-    app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, handler: refuseMethod });
-  }
-
-  function item(url: string, schema: ReturnType<typeof catalogueOperation>, noun: string, find: Find): void {
-    const handler = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-      const { id } = request.params as { id: string };
-      const found = find(catalogueOf(request), id);
-      return found === undefined ? sendProblem(request, reply, unknownId(noun, id)) : sendRepresentation(request, reply, found, cacheControl);
-    };
+  function route(url: string, schema: ReturnType<typeof catalogueOperation>, handler: (request: FastifyRequest, reply: FastifyReply) => FastifyReply): void {
     app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, handler);
     app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, handler: refuseMethod });
   }
 
-  list(
-    '/v4/film',
+  for (const resource of RESOURCES) {
+    const [listId, getId] = resource.operationIds;
+    route(
+      resource.path,
+      catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
+      (request, reply) => sendRepresentation(request, reply, resource.list(catalogueOf(request)), cacheControl),
+    );
+    const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
+    route(
+      `${resource.path}/:id`,
+      catalogueOperation({
+        operationId: getId,
+        tag: resource.tag,
+        summary: `Get a ${resource.noun}`,
+        description: `One ${resource.noun} by its Id.`,
+        answer: recordAnswer(resource.shape),
+        id: ID_SCHEMAS[resource.id](resource.noun),
+        notFound: `No ${resource.noun} has this id.`,
+      }),
+      (request, reply) => {
+        const { id } = request.params as { id: string };
+        const parsed = key(id);
+        const found = parsed === undefined ? undefined : resource.find(catalogueOf(request), parsed);
+        return found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl);
+      },
+    );
+  }
+
+  route(
+    '/v1/site',
     catalogueOperation({
-      operationId: 'listFilms',
-      tag: 'Films',
-      summary: 'List films',
-      description: 'Every film of the catalogue, any Status, ordered by DisplaySequence, then Id.',
-      answer: listAnswer(FILM_SHAPE, xmlNamespace),
+      operationId: 'getSite',
+      tag: 'Site',
+      summary: 'Get the site',
+      description: 'The cinema that the token (or, while no token exists, the default customer) stands for: one site per customer.',
+      answer: recordAnswer(SITE_SHAPE),
+      notFound: 'No site has been imported.',
     }),
-    (catalogue) => catalogue.filmList(),
-  );
-  item(
-    '/v4/film/:id',
-    catalogueOperation({
-      operationId: 'getFilm',
-      tag: 'Films',
-      summary: 'Get a film',
-      description: 'One film by its Id.',
-      answer: recordAnswer(FILM_SHAPE),
-      id: Type.String({ description: 'The Id of the film, percent-encoded; matched exactly.' }),
-      notFound: 'No film has this id.',
-    }),
-    'film',
-    (catalogue, id) => catalogue.film(id),
-  );
-  list(
-    '/v1/filmpackage',
-    catalogueOperation({
-      operationId: 'listFilmPackages',
-      tag: 'Film packages',
-      summary: 'List film packages',
-      description: 'Every film package of the catalogue, any Status, ordered by Id.',
-      answer: listAnswer(PACKAGE_SHAPE, xmlNamespace),
-    }),
-    (catalogue) => catalogue.packageList(),
-  );
-  item(
-    '/v1/filmpackage/:id',
-    catalogueOperation({
-      operationId: 'getFilmPackage',
-      tag: 'Film packages',
-      summary: 'Get a film package',
-      description: 'One film package by its Id.',
-      answer: recordAnswer(PACKAGE_SHAPE),
-      id: Type.Integer({ minimum: 1, maximum: MAX_INT32, description: 'The Id of the package, a decimal integer; anything else answers 404.' }),
-      notFound: 'No film package has this id.',
-    }),
-    'film package',
-    (catalogue, id) => {
-      const packageId = parsePackageId(id);
-      return packageId === undefined ? undefined : catalogue.package(packageId);
+    (request, reply) => {
+      const site = catalogueOf(request).site;
+      return site === null ? sendProblem(request, reply, NO_SITE) : sendRepresentation(request, reply, site, cacheControl);
     },
   );
 }
