@@ -17,7 +17,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -282,10 +282,52 @@ interface SizeResult {
   readonly reload?: { readonly reloadMs: number; readonly maxLatencyMs: number; readonly p99Ms: number };
 }
 
+/**
+ * The demo cinema's site, screens and attributes, and one session of each film, so that the
+ * session list is as long as the film list.
+ */
+async function writeProgramme(directory: string, films: number): Promise<void> {
+  for (const name of ['site', 'screens', 'attributes']) await copyFile(join(ROOT, 'demo', `${name}.json`), join(directory, `${name}.json`));
+  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
+  const sessions = Array.from({ length: films }, (_, index) => {
+    const start = Date.UTC(2030, 0, 1) + index * 3_600_000;
+    return {
+      Id: index + 1,
+      FilmId: syntheticFilmId(index),
+      FilmPackageId: null,
+      Title: `Session ${index + 1}`,
+      ScreenId: 1 + (index % 3),
+      Seating: 'Allocated',
+      AreComplimentariesAllowed: index % 2 === 0,
+      ShowType: 'Public',
+      SalesVia: ['WWW', 'POS', 'KIOSK'],
+      Status: 'Open',
+      PreShowStartTime: at(start),
+      SalesCutOffTime: at(start + 1_800_000),
+      TicketsSoldOut: false,
+      FewTicketsLeft: index % 7 === 0,
+      FeatureStartTime: at(start + 900_000),
+      FeatureEndTime: at(start + 6_300_000),
+      CleanupEndTime: at(start + 7_200_000),
+      SeatsAvailable: 100 + (index % 50),
+      SeatsHeld: index % 3,
+      SeatsHouse: 6,
+      SeatsSold: index % 90,
+      FilmFormat: '2D Digital',
+      PriceCardName: index % 2 === 0 ? 'Evening' : 'Matinee',
+      Attributes: index % 4 === 0 ? ['0000000001'] : [],
+      AudioLanguage: 'English',
+      Url: `https://tickets.marquee.example/sessions/${index + 1}`,
+    };
+  });
+  await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
+}
+
 async function benchSize(films: number, work: string): Promise<SizeResult> {
   const catalogue = join(work, `catalogue-${films}`);
   const database = join(work, `marquee-${films}.db`);
   await writeSyntheticCatalogue({ films, directory: catalogue });
+  await writeProgramme(catalogue, films);
   runCli(['import', '--database', database, catalogue]);
 
   const server = await startMarquee(database, join(work, `server-${films}.log`));
@@ -300,6 +342,7 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
       { name: 'one film XML', path: film, headers: { accept: 'application/xml' } },
       { name: 'film list JSON', path: '/v4/film', headers: {} },
       { name: 'film list gzip', path: '/v4/film', headers: { 'accept-encoding': 'gzip' } },
+      { name: 'session list JSON', path: '/v1/session', headers: {} },
       { name: 'one package', path: '/v1/filmpackage/1', headers: {} },
       { name: '304 revalidation', path: film, headers: { 'if-none-match': etag } },
       { name: '404', path: '/v4/film/NO-SUCH-FILM', headers: {} },
