@@ -9,8 +9,9 @@ export const SYNC_COMMAND: CommandSpec = {
   name: 'sync',
   usage: 'sync --from URL [options]',
   summary:
-    'Mirrors /v4/film and /v1/filmpackage of a Veezi-compatible API into the catalogue, replacing it in one\n' +
-    'transaction. An unchanged upstream costs two 304 answers; on any failure the catalogue is left as it was.',
+    'Mirrors every list of a Veezi-compatible API (films, packages, screens, attributes, the site, sessions with\n' +
+    'the Url of those on sale) into the catalogue, replacing it in one transaction. An unchanged upstream costs\n' +
+    'one 304 answer per list; on any failure the catalogue is left as it was.',
   settings: ['database', 'customer'],
   flags: {
     from: { type: 'string', description: 'base address of the upstream API (required)' },

@@ -11,8 +11,6 @@ import { NumberText, isRawRecord, type RawRecord, type RawValue } from '../catal
 import { RECORD_KINDS, jsonRecordKind, type RecordKind } from './record-kinds.js';
 import { arrayRootName, type WireField, type WireShape } from './wire-shape.js';
 
-export type { RecordKind } from './record-kinds.js';
-
 export interface ReadRecord {
   readonly kind: RecordKind;
   /** Usually a record; anything else is reported by the importer as a problem. */

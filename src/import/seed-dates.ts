@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { ianaZoneOf, wallClockTime } from '../catalogue/site-time.js';
 import type { Session } from '../catalogue/model.js';
+import { isRawRecord } from '../catalogue/raw-record.js';
 import { readRecords } from '../formats/record-readers.js';
 
 const DAY = 86_400_000;
@@ -38,10 +39,11 @@ export async function daysToToday(files: readonly string[], now: number): Promis
   let zone: string | undefined;
   for (const file of files) {
     for await (const { kind, raw } of readRecords(createReadStream(file), file)) {
-      const record = raw as Readonly<Record<string, unknown>>;
-      const start = record['PreShowStartTime'];
+      if (!isRawRecord(raw)) continue;
+      const start = raw['PreShowStartTime'];
+      const windowsZone = raw['TimeZoneIdentifier'];
       if (kind === 'session' && typeof start === 'string' && (first === undefined || start < first)) first = start;
-      if (kind === 'site' && typeof record['TimeZoneIdentifier'] === 'string') zone = ianaZoneOf(record['TimeZoneIdentifier']);
+      if (kind === 'site' && typeof windowsZone === 'string') zone = ianaZoneOf(windowsZone);
     }
   }
   if (first === undefined || zone === undefined) return 0;

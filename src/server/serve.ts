@@ -79,7 +79,14 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
   const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
     onReload: (customer, snapshot, durationMs) =>
       app.log.info(
-        { customer, version: snapshot.version, films: snapshot.films.length, packages: snapshot.packages.length, durationMs: Math.round(durationMs) },
+        {
+          customer,
+          version: snapshot.version,
+          films: snapshot.films.length,
+          packages: snapshot.packages.length,
+          sessions: snapshot.sessions.length,
+          durationMs: Math.round(durationMs),
+        },
         'catalogue loaded',
       ),
     onError: (error) => app.log.error({ err: error }, 'compressing the catalogue lists failed; they are sent uncompressed'),
