@@ -29,6 +29,7 @@ function renderFigures(results: BenchResults, file: string): string {
   const all = results.sizes.flatMap((size) => size.results);
   const against = (name: ScenarioResult['against']) => all.filter((result) => result.against === name);
   const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(', ');
+  const scenario = (r: ScenarioResult) => (r.connections === results.connections && r.seconds === results.duration ? r.scenario : `${r.scenario} (${r.connections} connections, rounds of ${r.seconds} s)`);
   const lines = [
     `From \`${file}\`: ${results.date.slice(0, 16).replace('T', ' ')} UTC, ${results.machine}; ${results.rounds} rounds of ${results.duration} s, ` +
       `${results.connections} connections. Load average (1, 5, 15 min) ${load(results.loadAverage.start)} at the start, ${load(results.loadAverage.end)} at the end. ` +
@@ -44,7 +45,7 @@ function renderFigures(results: BenchResults, file: string): string {
         '---:|---|---:|---:|---:|---:|---:|---:',
         plain.map((r) => [
           count(r.films),
-          r.scenario,
+          scenario(r),
           count(r.marquee.requestsPerSecond),
           ms(r.marquee.p99Ms),
           count(r.baseline.requestsPerSecond),
@@ -65,7 +66,7 @@ function renderFigures(results: BenchResults, file: string): string {
         '---:|---|---:|---:|---:|---:|---:|---:|---:',
         ceiling.map((r) => [
           count(r.films),
-          r.scenario,
+          scenario(r),
           count(r.marquee.requestsPerSecond),
           ms(r.marquee.p50Ms),
           ms(r.marquee.p99Ms),

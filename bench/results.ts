@@ -19,6 +19,9 @@ export interface ScenarioResult {
   readonly films: number;
   readonly scenario: string;
   readonly against: BaselineName;
+  /** wrk's connections and seconds per round. */
+  readonly connections: number;
+  readonly seconds: number;
   readonly marquee: WrkFigures;
   readonly baseline: WrkFigures;
   /** The median of the rounds' ratios, the two servers driven in turn. */
