@@ -35,7 +35,7 @@ async function postgresUnreachable() {
 }
 
 function run(database) {
-  console.log(`run-tests: every test on ${database}`);
+  console.log(`run-tests: every test on ${database}, on Node.js ${process.versions.node}`);
   const reporter = process.env.CI ? ['--test-reporter=spec'] : [];
   const { status } = spawnSync(process.execPath, ['--test', ...reporter, ...process.argv.slice(2), ...files], {
     stdio: 'inherit',

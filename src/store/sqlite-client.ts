@@ -1,46 +1,46 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { DatabaseBusyError, type SqlClient, type SqlValue, type TransactionOptions } from './sql-client.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 
-/** SQLite through better-sqlite3: WAL, so readers never wait for an import to commit. */
+/** SQLite through Node's own node:sqlite: WAL, so readers never wait for an import to commit. */
 export class SqliteClient implements SqlClient {
   /** SQLite's default collation, BINARY, compares bytes, and UTF-8 bytes order as code points do. */
   readonly exactTextType = 'TEXT';
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, StatementSync>();
   /** Prepared apart from `statements`: a statement returns either objects or arrays, never both. */
-  private readonly arrayStatements = new Map<string, Database.Statement>();
+  private readonly arrayStatements = new Map<string, StatementSync>();
   private inTransaction = false;
 
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(private readonly db: DatabaseSync) {}
 
   static open(path: string): SqliteClient {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
+    const db = new DatabaseSync(path);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
     // Several servers and an importer may share the file: wait for a lock instead of failing.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return new SqliteClient(db);
   }
 
-  private statement(sql: string, rows: 'objects' | 'arrays' = 'objects'): Database.Statement {
+  private statement(sql: string, rows: 'objects' | 'arrays' = 'objects'): StatementSync {
     const statements = rows === 'objects' ? this.statements : this.arrayStatements;
     let statement = statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
-      if (rows === 'arrays') statement.raw(true);
+      if (rows === 'arrays') statement.setReturnArrays(true);
       statements.set(sql, statement);
     }
     return statement;
   }
 
   async query<Row>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    // better-sqlite3 runs on the caller's thread: each query takes its own turn of the event
+    // node:sqlite runs on the caller's thread: each query takes its own turn of the event
     // loop, so a server answers requests between the pages of a long read.
     await nextTurn();
     return this.statement(sql).all(...params) as Row[];
@@ -48,13 +48,11 @@ export class SqliteClient implements SqlClient {
 
   async queryArrays<Row extends readonly SqlValue[]>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
     await nextTurn();
-    return this.statement(sql, 'arrays').all(...params) as Row[];
+    return this.statement(sql, 'arrays').all(...params) as unknown as Row[];
   }
 
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<void> {
-    const statement = this.statement(sql);
-    if (statement.reader) statement.all(...params);
-    else statement.run(...params);
+    this.statement(sql).run(...params);
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -82,19 +80,21 @@ export class SqliteClient implements SqlClient {
     }
   }
 
-  /** better-sqlite3 waits for a lock inside the call, blocking every request of the process. */
+  /** SQLite waits for a lock inside the call, blocking every request of the process. */
   private beginWithoutWaiting(): void {
-    this.db.pragma('busy_timeout = 0');
+    this.db.exec('PRAGMA busy_timeout = 0');
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      throw (error as { code?: string }).code === 'SQLITE_BUSY' ? new DatabaseBusyError() : error;
+      // node:sqlite reports the extended result code; its low byte is the primary one, 5 for SQLITE_BUSY.
+      throw ((error as { errcode?: number }).errcode ?? 0) % 256 === 5 ? new DatabaseBusyError() : error;
     } finally {
-      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
 
   async close(): Promise<void> {
-    this.db.close();
+    // Closing twice does nothing, as with PostgreSQL.
+    if (this.db.isOpen) this.db.close();
   }
 }
