@@ -48,11 +48,12 @@ export class SqliteClient implements SqlClient {
 
   static open(path: string, lockWait: LockWait = { timeoutMs: DEFAULT_LOCK_TIMEOUT_MS }): SqliteClient {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new DatabaseSync(path);
+    // From the start: turning a new database to WAL takes a lock, which another process opening it
+    // at the same moment may hold.
+    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return new SqliteClient(db, path, lockWait);
   }
 
