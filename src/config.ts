@@ -7,6 +7,7 @@ import { CUSTOMER_KEY_PATTERN, DEFAULT_CUSTOMER } from './catalogue/model.js';
 import { DEFAULT_XML_NAMESPACE } from './formats/xml-writer.js';
 import { parseOrigin } from './http/cors.js';
 import { DEFAULT_DATABASE, DatabaseSpecError, parseDatabaseSpec, type DatabaseSpec } from './store/database.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from './store/sql-client.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -79,6 +80,14 @@ export const SETTINGS = {
     description: 'database to read catalogues from, such as a replica; --database still migrates and notifies',
     defaultText: '',
     parse: (text: string): DatabaseSpec | undefined => (text === '' ? undefined : databaseSpec(text)),
+  },
+  lockTimeout: {
+    flag: 'lock-timeout',
+    env: 'MARQUEE_LOCK_TIMEOUT',
+    valueName: 'MS',
+    description: 'how long a write waits for another one (an import, a sync) to finish, in milliseconds; then it fails, changing nothing',
+    defaultText: String(DEFAULT_LOCK_TIMEOUT_MS),
+    parse: integerIn(0, 3_600_000),
   },
   customer: {
     flag: 'customer',

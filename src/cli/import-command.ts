@@ -5,7 +5,7 @@ import { ConfigError, resolveSettings } from '../config.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
 import { progressReporter } from './progress.js';
 
 export const IMPORT_COMMAND: CommandSpec = {
@@ -15,7 +15,7 @@ export const IMPORT_COMMAND: CommandSpec = {
     'Loads films and packages from JSON or XML files in the API\'s own shapes (a list or one record).\n' +
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
     'rejects the whole import, every problem is listed, and the catalogue is left as it was.',
-  settings: ['database', 'customer'],
+  settings: ['database', 'customer', 'lockTimeout'],
   flags: {
     replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' },
     'dry-run': { type: 'boolean', description: 'check the input and report what would change, without writing' },
@@ -66,7 +66,7 @@ export async function runImport(args: readonly string[]): Promise<number> {
   const files = await expandInputs(parsed.positionals);
   const progress = progressReporter(process.stderr);
   const started = performance.now();
-  const db = await openDatabase(settings.database);
+  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
   try {
     const result = await importFiles(db, {
       customer: settings.customer,

@@ -7,6 +7,7 @@ import { ConfigError } from '../config.js';
 import { InvalidImportError } from '../import/import-files.js';
 import { SyncError } from '../import/sync.js';
 import { PACKAGE_VERSION } from '../package-version.js';
+import { DatabaseFullError, LockTimeoutError } from '../store/sql-client.js';
 
 type Command = (args: readonly string[]) => Promise<number | undefined>;
 
@@ -54,7 +55,11 @@ function exitStatusFor(error: unknown): number {
     console.error(`marquee: sync: ${error.message}; the catalogue was left as it was`);
     return 1;
   }
-  if (error instanceof UnreadableInputError) {
+  if (error instanceof LockTimeoutError) {
+    console.error(`marquee: ${error.message} (--lock-timeout); nothing was changed`);
+    return 1;
+  }
+  if (error instanceof UnreadableInputError || error instanceof DatabaseFullError) {
     console.error(`marquee: ${error.message}; nothing was changed`);
     return 1;
   }

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, resolveSettings } from '../config.js';
 import { syncOnce, SyncError, type SyncOptions } from '../import/sync.js';
 import { openDatabase } from '../store/database.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { LockTimeoutError } from '../store/sql-client.js';
+import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
 import { describeCounts } from './import-command.js';
 
 export const SYNC_COMMAND: CommandSpec = {
@@ -11,7 +12,7 @@ export const SYNC_COMMAND: CommandSpec = {
   summary:
     'Mirrors /v4/film and /v1/filmpackage of a Veezi-compatible API into the catalogue, replacing it in one\n' +
     'transaction. An unchanged upstream costs two 304 answers; on any failure the catalogue is left as it was.',
-  settings: ['database', 'customer'],
+  settings: ['database', 'customer', 'lockTimeout'],
   flags: {
     from: { type: 'string', description: 'base address of the upstream API (required)' },
     token: { type: 'string', description: 'access token sent as VeeziAccessToken (or env MARQUEE_SYNC_TOKEN)' },
@@ -60,7 +61,7 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
     onRetry: (reason, delayMs) => console.error(`sync: ${reason}; trying again in ${(delayMs / 1000).toFixed(1)} s`),
   };
 
-  const db = await openDatabase(settings.database);
+  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
   const stopping = new AbortController();
   const stop = (): void => stopping.abort();
   process.once('SIGTERM', stop);
@@ -79,7 +80,7 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
         }
       } catch (error) {
         // Kept running with --every: one failed sync is reported and the next one tried.
-        if (every === undefined || !(error instanceof SyncError)) throw error;
+        if (every === undefined || !(error instanceof SyncError || error instanceof LockTimeoutError)) throw error;
         console.error(`sync: ${error.message}; the catalogue was left as it was; next sync in ${every / 1000} s`);
       }
       if (every === undefined) return 0;
