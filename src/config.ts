@@ -4,6 +4,7 @@
  * one-line error that names the flag or variable.
  */
 import { CUSTOMER_KEY_PATTERN, DEFAULT_CUSTOMER } from './catalogue/model.js';
+import { DEFAULT_MAX_PROBLEMS } from './catalogue/problems.js';
 import { DEFAULT_XML_NAMESPACE } from './formats/xml-writer.js';
 import { parseOrigin } from './http/cors.js';
 import { DEFAULT_DATABASE, DatabaseSpecError, parseDatabaseSpec, type DatabaseSpec } from './store/database.js';
@@ -221,6 +222,14 @@ export const SETTINGS = {
     description: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut, in milliseconds',
     defaultText: '10000',
     parse: integerIn(0, 3_600_000),
+  },
+  maxProblems: {
+    flag: 'max-problems',
+    env: 'MARQUEE_MAX_PROBLEMS',
+    valueName: 'N',
+    description: 'problems (and warnings) an import lists; the rest are counted',
+    defaultText: String(DEFAULT_MAX_PROBLEMS),
+    parse: integerIn(0, 1_000_000_000),
   },
 } as const satisfies Record<string, Setting<unknown>>;
 
