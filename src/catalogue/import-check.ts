@@ -4,7 +4,7 @@
  * applied. Only ids and references are kept, so records can flow on as they are checked.
  */
 import type { Film, FilmPackage } from './model.js';
-import type { Problem } from './problems.js';
+import { ProblemList } from './problems.js';
 import { describeValue, type RawRecord } from './raw-record.js';
 import { readFilm, readPackage, type ReportRule } from './rules.js';
 import { HUNDRED_PERCENT, formatMillionths } from './split-percent.js';
@@ -22,12 +22,17 @@ interface FilmReference extends RecordSource {
 }
 
 export class ImportCheck {
-  readonly problems: Problem[] = [];
-  readonly warnings: Problem[] = [];
+  readonly problems: ProblemList;
+  readonly warnings: ProblemList;
   private readonly filmSources = new Map<string, RecordSource>();
   private readonly packageSources = new Map<number, RecordSource>();
   private readonly references: FilmReference[] = [];
 
+  /** `maxProblems` problems and as many warnings are kept to be listed; all are counted. */
+  constructor(maxProblems: number) {
+    this.problems = new ProblemList(maxProblems);
+    this.warnings = new ProblemList(maxProblems);
+  }
 
   /** The film if it passes every rule, otherwise undefined (and its problems are recorded). */
   film(source: RecordSource, raw: RawRecord): Film | undefined {
@@ -53,7 +58,7 @@ export class ImportCheck {
     });
     const total = filmPackage.films.reduce((sum, film) => sum + film.splitMillionths, 0);
     if (filmPackage.films.length > 0 && total !== HUNDRED_PERCENT) {
-      this.warnings.push({ ...source, id: String(filmPackage.id), field: 'Films', rule: 'SplitPercent values should add up to 100', value: formatMillionths(total) });
+      this.warnings.add({ ...source, id: String(filmPackage.id), field: 'Films', rule: 'SplitPercent values should add up to 100', value: formatMillionths(total) });
     }
     return filmPackage;
   }
@@ -65,7 +70,7 @@ export class ImportCheck {
   resolveFilmReferences(isExistingFilm: (id: string) => boolean): void {
     for (const reference of this.references) {
       if (this.filmSources.has(reference.filmId) || isExistingFilm(reference.filmId)) continue;
-      this.problems.push({
+      this.problems.add({
         file: reference.file,
         record: reference.record,
         id: String(reference.packageId),
@@ -77,8 +82,8 @@ export class ImportCheck {
   }
 
   private reporter(source: RecordSource, id: string | undefined): { report: ReportRule; failed: () => boolean } {
-    const before = this.problems.length;
-    const report: ReportRule = (field, rule, value) => this.problems.push({ ...source, id, field, rule, value });
-    return { report, failed: () => this.problems.length > before };
+    const before = this.problems.count;
+    const report: ReportRule = (field, rule, value) => this.problems.add({ ...source, id, field, rule, value });
+    return { report, failed: () => this.problems.count > before };
   }
 }

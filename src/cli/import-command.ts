@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatProblem, UnreadableInputError } from '../catalogue/problems.js';
+import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
@@ -15,7 +15,7 @@ export const IMPORT_COMMAND: CommandSpec = {
     'Loads films and packages from JSON or XML files in the API\'s own shapes (a list or one record).\n' +
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
     'rejects the whole import, every problem is listed, and the catalogue is left as it was.',
-  settings: ['database', 'customer', 'lockTimeout'],
+  settings: ['database', 'customer', 'lockTimeout', 'maxProblems'],
   flags: {
     replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' },
     'dry-run': { type: 'boolean', description: 'check the input and report what would change, without writing' },
@@ -73,6 +73,7 @@ export async function runImport(args: readonly string[]): Promise<number> {
       files,
       replace: parsed.values['replace'] === true,
       dryRun,
+      maxProblems: settings.maxProblems,
       onProgress: (p) => progress.update(p),
     });
     progress.finish();
@@ -80,14 +81,17 @@ export async function runImport(args: readonly string[]): Promise<number> {
     if (json) {
       console.log(JSON.stringify({ ok: true, dryRun, customer: settings.customer, seconds, ...result, problems: [] }));
     } else {
-      for (const warning of result.warnings) console.error(`warning: ${formatProblem(warning)}`);
+      for (const line of problemLines(result.warnings, result.warningCount, 'warnings')) console.error(line);
       console.log(summary(result, settings.customer, seconds, dryRun));
     }
     return 0;
   } catch (error) {
     progress.finish();
     if (!json || !(error instanceof InvalidImportError || error instanceof UnreadableInputError)) throw error;
-    const report = error instanceof InvalidImportError ? { problems: error.problems, warnings: error.warnings } : { error: error.message };
+    const report =
+      error instanceof InvalidImportError
+        ? { problems: error.problems, problemCount: error.problemCount, warnings: error.warnings, warningCount: error.warningCount }
+        : { error: error.message };
     console.log(JSON.stringify({ ok: false, dryRun, customer: settings.customer, ...report }));
     return 1;
   } finally {

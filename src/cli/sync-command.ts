@@ -12,7 +12,7 @@ export const SYNC_COMMAND: CommandSpec = {
   summary:
     'Mirrors /v4/film and /v1/filmpackage of a Veezi-compatible API into the catalogue, replacing it in one\n' +
     'transaction. An unchanged upstream costs two 304 answers; on any failure the catalogue is left as it was.',
-  settings: ['database', 'customer', 'lockTimeout'],
+  settings: ['database', 'customer', 'lockTimeout', 'maxDownload', 'maxProblems'],
   flags: {
     from: { type: 'string', description: 'base address of the upstream API (required)' },
     token: { type: 'string', description: 'access token sent as VeeziAccessToken (or env MARQUEE_SYNC_TOKEN)' },
@@ -58,6 +58,8 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
     token: typeof token === 'string' && token !== '' ? token : undefined,
     retries: parseCount('retries', parsed.values['retries'], 4),
     retryDelayMs: parseCount('retry-delay', parsed.values['retry-delay'], 1000),
+    maxDownload: settings.maxDownload,
+    maxProblems: settings.maxProblems,
     onRetry: (reason, delayMs) => console.error(`sync: ${reason}; trying again in ${(delayMs / 1000).toFixed(1)} s`),
   };
 
