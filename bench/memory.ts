@@ -1,14 +1,14 @@
 /**
  * What a server holds in memory per 1,000 films: generates catalogues of demo-like films, loads
- * each as a server does, and prints the memory it keeps. Two figures per size:
+ * each as a server does, and measures the memory it keeps. Two figures per size:
  *
  * - retained: heap and buffers still reachable after a full garbage collection, measured in this
  *   process around loading the catalogue (needs --expose-gc, which `npm run bench` passes);
  * - server RSS: the resident memory of a real `marquee serve` child once it listens with the
  *   catalogue loaded, less that of one serving an empty catalogue.
  *
- * Usage: npm run bench [-- --database postgres://…/scratch] [-- --films 1000,5000,20000]
- * The database must be one that may be overwritten: its default customer is replaced.
+ * `npm run bench` runs it last (its `--memory-films` and `--memory-database`). The database must
+ * be one that may be overwritten: its default customer is replaced.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
@@ -25,11 +24,7 @@ import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench does)');
-const collect = gc;
-
-function retainedBytes(): number {
+function retainedBytes(collect: () => void): number {
   collect();
   collect();
   const usage = process.memoryUsage();
@@ -60,34 +55,49 @@ async function serverRss(database: string): Promise<number> {
   return kilobytes * 1024;
 }
 
-const { values } = parseArgs({ options: { database: { type: 'string' }, films: { type: 'string', default: '1000,5000,20000' } } });
-const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
-const database = values.database ?? join(work, 'bench.db');
-const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+export interface MemoryRow {
+  readonly films: number;
+  /** Heap and buffers still reachable after a full garbage collection, added by loading the catalogue. */
+  readonly retainedMiB: number;
+  /** The resident memory of a server with the catalogue, less that of one serving an empty catalogue. */
+  readonly serverRssMiB: number;
+}
 
-try {
-  const db = await openDatabase(parseDatabaseSpec(database));
-  const empty = join(work, 'empty.json');
-  await writeFile(empty, '[]');
-  await importFiles(db, { customer: 'default', files: [empty], replace: true });
-  const emptyRss = await serverRss(database);
-  console.log(`A server on an empty catalogue: ${mib(emptyRss)} RSS.`);
-  console.log(`films     retained    per 1,000 films   server RSS   RSS per 1,000 films   (database: ${parseDatabaseSpec(database).kind})`);
-  for (const count of values.films.split(',').map(Number)) {
-    const file = join(work, `films-${count}.json`);
-    await writeFilms(file, count);
-    await importFiles(db, { customer: 'default', files: [file], replace: true });
-    const before = retainedBytes();
-    const live = new LiveCatalogue(db, new XmlWriter());
-    await live.refresh();
-    const retained = retainedBytes() - before;
-    if (live.published('default').filmCount !== count) throw new Error('the catalogue did not load');
-    const rss = (await serverRss(database)) - emptyRss;
-    console.log(
-      `${String(count).padEnd(9)} ${mib(retained).padEnd(11)} ${mib((retained / count) * 1000).padEnd(17)} ${mib(rss).padEnd(12)} ${mib((rss / count) * 1000)}`,
-    );
+export interface MemoryResult {
+  readonly database: string;
+  readonly emptyServerRssMiB: number;
+  readonly rows: readonly MemoryRow[];
+}
+
+const mib = (bytes: number): number => bytes / 2 ** 20;
+
+/** Measures each catalogue size on `databaseSpec`, or on a SQLite file of its own when undefined. */
+export async function measureMemory(sizes: readonly number[], databaseSpec: string | undefined): Promise<MemoryResult> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (collect === undefined) throw new Error('run with node --expose-gc (npm run bench does)');
+  const work = await mkdtemp(join(tmpdir(), 'marquee-memory-'));
+  const database = databaseSpec ?? join(work, 'bench.db');
+  try {
+    const db = await openDatabase(parseDatabaseSpec(database));
+    const empty = join(work, 'empty.json');
+    await writeFile(empty, '[]');
+    await importFiles(db, { customer: 'default', files: [empty], replace: true });
+    const emptyRss = await serverRss(database);
+    const rows: MemoryRow[] = [];
+    for (const count of sizes) {
+      const file = join(work, `films-${count}.json`);
+      await writeFilms(file, count);
+      await importFiles(db, { customer: 'default', files: [file], replace: true });
+      const before = retainedBytes(collect);
+      const live = new LiveCatalogue(db, new XmlWriter());
+      await live.refresh();
+      const retained = retainedBytes(collect) - before;
+      if (live.published('default').filmCount !== count) throw new Error('the catalogue did not load');
+      rows.push({ films: count, retainedMiB: mib(retained), serverRssMiB: mib((await serverRss(database)) - emptyRss) });
+    }
+    await db.close();
+    return { database: parseDatabaseSpec(database).kind, emptyServerRssMiB: mib(emptyRss), rows };
+  } finally {
+    await rm(work, { recursive: true, force: true });
   }
-  await db.close();
-} finally {
-  await rm(work, { recursive: true, force: true });
 }

@@ -1,35 +1,44 @@
 /**
- * `npm run bench`: measures Marquee against the ceiling of Node.js on this machine.
+ * `npm run bench`: measures Marquee against the ceiling of Node.js on this machine, and against
+ * the plain fastify app a user would write instead of Marquee.
  *
- * For generated catalogues of 100 and 5,000 films it starts `marquee serve` pinned to core 0 and,
- * once its lists are compressed, one bare node:http server (the ceiling) on the same core that
- * sends, for each scenario, the very same response on a port of its own. wrk, pinned to core 1,
- * drives the two in turn, many short rounds each: the speed of a shared virtual machine drifts by
- * tens of percent from one minute to the next, and taking turns lets the drift fall on both alike.
- * Each figure is the median of its rounds, and the ratio the median of each round's own ratio, the
- * two runs of a round being a second apart; the quartiles of those ratios show how much the rounds
- * disagree. Each ratio is also measured with both servers driven at once on the core they share
- * (`sharedCoreRatios`), which a drifting machine disturbs less. It also times start-up, a
- * reload under load, and memory. Figures are printed and written under bench/results/.
+ * For generated catalogues of 100 and 5,000 films (`--sizes`) it starts `marquee serve` pinned to
+ * core 0 and, once its lists are compressed, one bare node:http server (the ceiling) on the same
+ * core that sends, for each scenario, the very same response on a port of its own. For a
+ * catalogue of 1,000 films (`--plain-sizes`) it starts, beside Marquee, the plain fastify app
+ * (plain-fastify-app.ts) on the same catalogue and core. wrk, pinned to core 1, drives Marquee and
+ * the server it is measured against in turn, many short rounds each: the speed of a shared virtual
+ * machine drifts by tens of percent from one minute to the next, and taking turns lets the drift
+ * fall on both alike. Each figure is the median of its rounds, and the ratio the median of each
+ * round's own ratio, the two runs of a round being a second apart; the quartiles of those ratios
+ * show how much the rounds disagree. Each ratio is also measured with both servers driven at once
+ * on the core they share (`sharedCoreRatios`), which a drifting machine disturbs less. It also
+ * times start-up, a reload under load, and memory (memory.ts). Figures are printed and written to
+ * bench/results/DATE-MACHINE.json, which `node dist/bench/report.js FILE` puts into bench/README.md.
  *
- *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000]
+ *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000 --plain-sizes 1000
+ *                      --memory-films 1000,5000,20000 --memory-database postgres://…/scratch]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import type { CapturedResponse } from './ceiling-server.js';
+import { measureMemory } from './memory.js';
+import type { BaselineName, BenchResults, ScenarioResult, SizeResult, WrkFigures } from './results.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MARQUEE = join(ROOT, 'bin', 'marquee.js');
 const CEILING = join(ROOT, 'dist', 'bench', 'ceiling-server.js');
+const PLAIN = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
+const PLAIN_PORT = 18_180;
 const MARQUEE_PORT = 18_181;
 const CEILING_PORT = 18_182;
 /**
@@ -45,28 +54,14 @@ interface Scenario {
   readonly name: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** wrk's connections and seconds per round, when not the run's own. */
+  readonly connections?: number;
+  readonly seconds?: number;
 }
 
-interface WrkFigures {
-  readonly requestsPerSecond: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  readonly errors: number;
-}
-
-interface ScenarioResult {
-  readonly films: number;
-  readonly scenario: string;
-  readonly marquee: WrkFigures;
-  readonly ceiling: WrkFigures;
-  readonly ratio: number;
-  /** The first and third quartiles of the rounds' ratios: how far one round strays from the next. */
-  readonly ratioQuartiles: readonly [number, number];
-  /** Each round's ratio, in the order they ran. */
-  readonly roundRatios: readonly number[];
-  /** The same ratio with both servers driven at once on the core they share (see `sharedCoreRatios`). */
-  readonly sharedCore: { readonly ratio: number; readonly quartiles: readonly [number, number]; readonly roundRatios: readonly number[] };
+interface Baseline {
+  readonly name: BaselineName;
+  readonly port: number;
 }
 
 const { values: options } = parseArgs({
@@ -75,13 +70,20 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '9' },
     connections: { type: 'string', default: '64' },
     sizes: { type: 'string', default: '100,5000' },
+    'plain-sizes': { type: 'string', default: '1000' },
+    'memory-films': { type: 'string', default: '1000,5000,20000' },
+    'memory-database': { type: 'string' },
   },
 });
 /** Seconds per round. */
 const DURATION = Number(options.duration);
 const ROUNDS = Number(options.rounds);
 const CONNECTIONS = Number(options.connections);
-const SIZES = options.sizes.split(',').map(Number);
+const sizeList = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
+/** Catalogue sizes at which Marquee is measured against the ceiling. */
+const SIZES = sizeList(options.sizes);
+/** Catalogue sizes at which Marquee is measured against the plain fastify app. */
+const PLAIN_SIZES = sizeList(options['plain-sizes']);
 
 function requireTool(command: string, install: string): void {
   if (spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0) {
@@ -141,7 +143,7 @@ function parseDuration(text: string): number {
   return { us: value / 1000, ms: value, s: value * 1000, m: value * 60_000 }[match[2] as 'us' | 'ms' | 's' | 'm'];
 }
 
-async function wrk(port: number, scenario: Scenario, seconds = DURATION, connections = CONNECTIONS): Promise<WrkFigures> {
+async function wrk(port: number, scenario: Scenario, seconds = scenario.seconds ?? DURATION, connections = scenario.connections ?? CONNECTIONS): Promise<WrkFigures> {
   const headers = Object.entries(scenario.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const child = spawn('taskset', ['-c', '1', 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headers, `http://127.0.0.1:${port}${scenario.path}`], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
@@ -195,14 +197,19 @@ interface MarqueeServer {
 }
 
 /**
- * Starts `marquee serve` pinned to core 0. Its log goes to a file, as an operator's would: read
- * through a pipe, it would take the load generator's core.
+ * Starts a server (Marquee or the plain fastify app) pinned to core 0. Its log goes to a file, as
+ * an operator's would: read through a pipe, it would take the load generator's core.
  */
-async function startMarquee(database: string, logFile: string): Promise<MarqueeServer> {
+async function startLogging(args: readonly string[], logFile: string): Promise<ChildProcess> {
   const logHandle = await open(logFile, 'w');
-  const started = performance.now();
-  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT)], logHandle.fd);
+  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, ...args], logHandle.fd);
   await logHandle.close();
+  return child;
+}
+
+async function startMarquee(database: string, logFile: string): Promise<MarqueeServer> {
+  const started = performance.now();
+  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT)], logFile);
   // /readyz needs no token, so it also tells when a server closed by a token is ready.
   await waitUntilAnswering(MARQUEE_PORT, '/readyz');
   return {
@@ -237,35 +244,38 @@ async function waitUntilSettled(port: number): Promise<void> {
  * same instant rather than a second apart. On a virtual machine whose speed drifts from one
  * second to the next, these rounds agree more closely than rounds taken in turn.
  */
-async function sharedCoreRatios(scenario: Scenario, ceilingPort: number): Promise<number[]> {
+async function sharedCoreRatios(scenario: Scenario, baselinePort: number): Promise<number[]> {
   const ratios: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const [marquee, ceiling] = await Promise.all([wrk(MARQUEE_PORT, scenario), wrk(ceilingPort, scenario)]);
-    ratios.push(marquee.requestsPerSecond / ceiling.requestsPerSecond);
+    const [marquee, baseline] = await Promise.all([wrk(MARQUEE_PORT, scenario), wrk(baselinePort, scenario)]);
+    ratios.push(marquee.requestsPerSecond / baseline.requestsPerSecond);
   }
   return ratios;
 }
 
-/** Marquee and the ceiling that sends its very answer, warmed up, then driven in turn and at once. */
-async function compare(films: number, scenario: Scenario, ceilingPort: number): Promise<ScenarioResult> {
+/** Marquee and a baseline answering the same request, warmed up, then driven in turn and at once. */
+async function compare(films: number, scenario: Scenario, against: Baseline): Promise<ScenarioResult> {
   await wrk(MARQUEE_PORT, scenario, 1);
-  await wrk(ceilingPort, scenario, 1);
-  const rounds: { marquee: WrkFigures; ceiling: WrkFigures }[] = [];
+  await wrk(against.port, scenario, 1);
+  const rounds: { marquee: WrkFigures; baseline: WrkFigures }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // Every other round the ceiling goes first, so that a drift within a round favours neither.
-    if (round % 2 === 0) rounds.push({ marquee: await wrk(MARQUEE_PORT, scenario), ceiling: await wrk(ceilingPort, scenario) });
-    else rounds.push({ ceiling: await wrk(ceilingPort, scenario), marquee: await wrk(MARQUEE_PORT, scenario) });
+    // Every other round the baseline goes first, so that a drift within a round favours neither.
+    if (round % 2 === 0) rounds.push({ marquee: await wrk(MARQUEE_PORT, scenario), baseline: await wrk(against.port, scenario) });
+    else rounds.push({ baseline: await wrk(against.port, scenario), marquee: await wrk(MARQUEE_PORT, scenario) });
   }
   const marquee = medianFigures(rounds.map((round) => round.marquee));
-  const ceiling = medianFigures(rounds.map((round) => round.ceiling));
+  const baseline = medianFigures(rounds.map((round) => round.baseline));
   // Each round's two runs share the machine's speed of the moment: the ratio is taken per round.
-  const roundRatios = rounds.map((round) => round.marquee.requestsPerSecond / round.ceiling.requestsPerSecond);
-  const sharedRatios = await sharedCoreRatios(scenario, ceilingPort);
+  const roundRatios = rounds.map((round) => round.marquee.requestsPerSecond / round.baseline.requestsPerSecond);
+  const sharedRatios = await sharedCoreRatios(scenario, against.port);
   const result: ScenarioResult = {
     films,
     scenario: scenario.name,
+    against: against.name,
+    connections: scenario.connections ?? CONNECTIONS,
+    seconds: scenario.seconds ?? DURATION,
     marquee,
-    ceiling,
+    baseline,
     ratio: median(roundRatios),
     ratioQuartiles: quartiles(roundRatios),
     roundRatios,
@@ -275,11 +285,13 @@ async function compare(films: number, scenario: Scenario, ceilingPort: number): 
   return result;
 }
 
-interface SizeResult {
-  readonly results: ScenarioResult[];
-  readonly readyMs: number;
-  readonly rssMb: number;
-  readonly reload?: { readonly reloadMs: number; readonly maxLatencyMs: number; readonly p99Ms: number };
+/** Starts the ceiling, which serves each captured response on a port of its own from CEILING_PORT on. */
+async function startCeiling(responseFiles: readonly string[]): Promise<ChildProcess> {
+  let ready: () => void = () => {};
+  const listening = new Promise<void>((resolve) => (ready = resolve));
+  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, CEILING, String(CEILING_PORT), ...responseFiles], 'pipe', (line) => line === 'ready' && ready());
+  await listening;
+  return child;
 }
 
 /**
@@ -323,7 +335,26 @@ async function writeProgramme(directory: string, films: number): Promise<void> {
   await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
 }
 
-async function benchSize(films: number, work: string): Promise<SizeResult> {
+/** Starts the plain fastify app on the catalogue Marquee serves, and checks that it answers each scenario alike. */
+async function startPlain(catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
+  const child = await startLogging([PLAIN, String(PLAIN_PORT), catalogue], logFile);
+  for (const scenario of scenarios) {
+    await waitUntilAnswering(PLAIN_PORT, scenario.path);
+    const [marquee, plain] = await Promise.all([capture(MARQUEE_PORT, scenario), capture(PLAIN_PORT, scenario)]);
+    const body = (response: CapturedResponse): unknown => JSON.parse(Buffer.from(response.bodyBase64, 'base64').toString('utf8'));
+    if (!isDeepStrictEqual(body(marquee), body(plain))) throw new Error(`the plain fastify app answers ${scenario.name} otherwise than Marquee`);
+  }
+  return child;
+}
+
+interface SizeParts {
+  /** Marquee against the ceiling, a token and a reload. */
+  readonly ceiling: boolean;
+  /** Marquee against the plain fastify app. */
+  readonly plain: boolean;
+}
+
+async function benchSize(films: number, work: string, parts: SizeParts): Promise<SizeResult> {
   const catalogue = join(work, `catalogue-${films}`);
   const database = join(work, `marquee-${films}.db`);
   await writeSyntheticCatalogue({ films, directory: catalogue });
@@ -331,34 +362,47 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
   runCli(['import', '--database', database, catalogue]);
 
   const server = await startMarquee(database, join(work, `server-${films}.log`));
-  let ceilingServer: ChildProcess | undefined;
+  const baselines: ChildProcess[] = [];
   try {
     const rssMb = rssMegabytes(server.process.pid as number);
     await waitUntilSettled(MARQUEE_PORT);
     const film = `/v4/film/${syntheticFilmId(Math.floor(films / 2))}`;
     const etag = (await capture(MARQUEE_PORT, { name: 'etag', path: film, headers: {} })).headers['etag'] ?? '';
+    const oneFilm: Scenario = { name: 'one film JSON', path: film, headers: {} };
+    const list: Scenario = { name: 'film list JSON', path: '/v4/film', headers: {} };
+    const onePackage: Scenario = { name: 'one package', path: '/v1/filmpackage/1', headers: {} };
     const scenarios: Scenario[] = [
-      { name: 'one film JSON', path: film, headers: {} },
+      oneFilm,
       { name: 'one film XML', path: film, headers: { accept: 'application/xml' } },
-      { name: 'film list JSON', path: '/v4/film', headers: {} },
+      list,
       { name: 'film list gzip', path: '/v4/film', headers: { 'accept-encoding': 'gzip' } },
       { name: 'session list JSON', path: '/v1/session', headers: {} },
-      { name: 'one package', path: '/v1/filmpackage/1', headers: {} },
+      onePackage,
       { name: '304 revalidation', path: film, headers: { 'if-none-match': etag } },
       { name: '404', path: '/v4/film/NO-SUCH-FILM', headers: {} },
     ];
+    /**
+     * The plain app takes about 15 ms to serialise the list of 1,000 films, and the answers to the
+     * connections of a round come out together, in bursts: with 64 connections a round of 1 s held
+     * one burst or none (none at all on a shared core). With 16 connections a round of 3 s holds ten.
+     */
+    const plainScenarios = [oneFilm, { ...list, connections: 16, seconds: 3 * DURATION }, onePackage];
     const responseFiles: string[] = [];
     for (const [index, scenario] of scenarios.entries()) {
       responseFiles.push(join(work, `response-${index}.json`));
       await writeFile(responseFiles[index] as string, JSON.stringify(await capture(MARQUEE_PORT, scenario)));
     }
-    let ceilingReady: () => void = () => {};
-    const listening = new Promise<void>((resolve) => (ceilingReady = resolve));
-    ceilingServer = pinned(0, [process.execPath, ...SERVER_FLAGS, CEILING, String(CEILING_PORT), ...responseFiles], 'pipe', (line) => line === 'ready' && ceilingReady());
-    await listening;
+    // The servers Marquee is measured against start together and live through every scenario.
+    const [ceiling, plain] = await Promise.all([
+      parts.ceiling ? startCeiling(responseFiles) : undefined,
+      parts.plain ? startPlain(catalogue, join(work, `plain-${films}.log`), plainScenarios) : undefined,
+    ]);
+    for (const child of [ceiling, plain]) if (child !== undefined) baselines.push(child);
 
     const results: ScenarioResult[] = [];
-    for (const [index, scenario] of scenarios.entries()) results.push(await compare(films, scenario, CEILING_PORT + index));
+    if (ceiling !== undefined) for (const [index, scenario] of scenarios.entries()) results.push(await compare(films, scenario, { name: 'ceiling', port: CEILING_PORT + index }));
+    if (plain !== undefined) for (const scenario of plainScenarios) results.push(await compare(films, scenario, { name: 'plain fastify', port: PLAIN_PORT }));
+    if (ceiling === undefined) return { films, results, readyMs: server.readyMs, rssMb };
 
     // Last: issuing the first token closes the service, and from then on every request needs one.
     const token = runCli(['token', 'create', '--database', database, '--customer', 'default']).trim();
@@ -367,10 +411,10 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
     // A token changes who may ask, not the answer: the ceiling of the first scenario serves it.
     const answer = await capture(MARQUEE_PORT, authenticated);
     if (JSON.stringify(answer) !== (await readFile(responseFiles[0] as string, 'utf8'))) throw new Error('the answer with a token differs from the one without');
-    results.push(await compare(films, authenticated, CEILING_PORT));
-    await stop(ceilingServer);
+    results.push(await compare(films, authenticated, { name: 'ceiling', port: CEILING_PORT }));
+    for (const child of baselines) await stop(child);
 
-    if (films < 1000) return { results, readyMs: server.readyMs, rssMb };
+    if (films < 1000) return { films, results, readyMs: server.readyMs, rssMb };
     // A reload of the whole catalogue under load: every film changes.
     const next = join(work, `catalogue-${films}-b`);
     await writeSyntheticCatalogue({ films, directory: next, edition: 2 });
@@ -381,9 +425,9 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
     const loaded = (await server.logged('catalogue loaded')).at(-1);
     const reload = { reloadMs: Number(loaded?.['durationMs']), maxLatencyMs: during.maxMs, p99Ms: during.p99Ms };
     console.log(`reload of ${films} films: ${reload.reloadMs} ms; under load (16 connections) p99 ${reload.p99Ms.toFixed(2)} ms, slowest request ${reload.maxLatencyMs.toFixed(2)} ms`);
-    return { results, readyMs: server.readyMs, rssMb, reload };
+    return { films, results, readyMs: server.readyMs, rssMb, reload };
   } finally {
-    if (ceilingServer !== undefined) await stop(ceilingServer);
+    for (const child of baselines) await stop(child);
     await stop(server.process);
   }
 }
@@ -391,42 +435,69 @@ async function benchSize(films: number, work: string): Promise<SizeResult> {
 const formatRatio = (ratio: number, [first, third]: readonly [number, number]): string => `${ratio.toFixed(2)}, quartiles ${first.toFixed(2)}-${third.toFixed(2)}`;
 
 function formatRow(result: ScenarioResult): string {
-  const { marquee, ceiling } = result;
+  const { marquee, baseline } = result;
   return [
     String(result.films).padStart(5),
-    result.scenario.padEnd(18),
+    result.scenario.padEnd(22),
     `${marquee.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
     `p50 ${marquee.p50Ms.toFixed(2).padStart(6)} ms`,
     `p99 ${marquee.p99Ms.toFixed(2).padStart(6)} ms`,
-    `ceiling ${ceiling.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
+    `${result.against.padStart(13)} ${baseline.requestsPerSecond.toFixed(0).padStart(7)} req/s`,
     `ratio ${formatRatio(result.ratio, result.ratioQuartiles)}`,
     `shared core ${formatRatio(result.sharedCore.ratio, result.sharedCore.quartiles)}`,
   ].join('  ');
 }
 
+const formatLoad = (load: readonly number[]): string => load.map((value) => value.toFixed(2)).join(', ');
+
 async function main(): Promise<void> {
   requireTool('wrk', 'apt-get install wrk');
   requireTool('taskset', 'apt-get install util-linux');
   const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
-  const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node.js ${process.version}`;
+  const started = new Date();
+  const startLoad = loadavg();
+  const model = cpus()[0]?.model ?? 'unknown CPU';
+  const machine = `${model}, ${cpus().length} cores, Node.js ${process.version}`;
   console.log(`Marquee benchmark on ${machine}; ${ROUNDS} rounds of ${DURATION} s each, ${CONNECTIONS} connections, servers on core 0, wrk on core 1`);
+  console.log(`load average at start: ${formatLoad(startLoad)}`);
   try {
-    const sizes = [];
-    for (const films of SIZES) {
-      const size = await benchSize(films, work);
+    const sizes: SizeResult[] = [];
+    for (const films of [...new Set([...SIZES, ...PLAIN_SIZES])].sort((a, b) => a - b)) {
+      const size = await benchSize(films, work, { ceiling: SIZES.includes(films), plain: PLAIN_SIZES.includes(films) });
       console.log(`${films} films: ready in ${size.readyMs.toFixed(0)} ms after start, RSS ${size.rssMb.toFixed(1)} MB after load`);
-      sizes.push({ films, ...size });
+      sizes.push(size);
     }
-    const [small, large] = sizes;
+    const [small, large] = [sizes[0], sizes.at(-1)];
     if (small && large && large.films > small.films) {
       const perThousand = ((large.rssMb - small.rssMb) / (large.films - small.films)) * 1000;
       console.log(`memory: ${perThousand.toFixed(1)} MB RSS per 1,000 films (from ${small.films} to ${large.films} films, right after load)`);
     }
+    const memory = await measureMemory(sizeList(options['memory-films']), options['memory-database']);
+    console.log(`memory on ${memory.database}: a server on an empty catalogue ${memory.emptyServerRssMiB.toFixed(1)} MiB RSS`);
+    for (const row of memory.rows) {
+      const perThousand = (mib: number) => ((mib / row.films) * 1000).toFixed(1);
+      console.log(
+        `${String(row.films).padStart(6)} films: retained ${row.retainedMiB.toFixed(1)} MiB (${perThousand(row.retainedMiB)} per 1,000 films), server RSS ${row.serverRssMiB.toFixed(1)} MiB above an empty server (${perThousand(row.serverRssMiB)} per 1,000 films)`,
+      );
+    }
+    const endLoad = loadavg();
+    console.log(`load average at end: ${formatLoad(endLoad)}`);
+    const results: BenchResults = {
+      date: started.toISOString(),
+      machine,
+      loadAverage: { start: startLoad, end: endLoad },
+      duration: DURATION,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      sizes,
+      memory,
+    };
     const resultsDir = join(ROOT, 'bench', 'results');
     await mkdir(resultsDir, { recursive: true });
-    const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeFile(file, `${JSON.stringify({ date: new Date().toISOString(), machine, duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS, sizes }, null, 2)}\n`);
-    console.log(`results written to ${file}`);
+    const slug = `${model}-${cpus().length}-cores`.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    const file = join(resultsDir, `${started.toISOString().slice(0, 16).replace(':', '-')}-${slug}.json`);
+    await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`results written to ${file}; to put them into bench/README.md: node dist/bench/report.js ${file}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }

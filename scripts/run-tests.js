@@ -35,7 +35,7 @@ async function postgresUnreachable() {
 }
 
 function run(database) {
-  console.log(`run-tests: every test on ${database}`);
+  console.log(`run-tests: every test on ${database}, on Node.js ${process.versions.node}`);
   const reporter = process.env.CI ? ['--test-reporter=spec'] : [];
   // No test may hang a run: one that takes longer than this fails.
   const { status } = spawnSync(process.execPath, ['--test', '--test-timeout=180000', ...reporter, ...process.argv.slice(2), ...files], {

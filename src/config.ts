@@ -4,9 +4,11 @@
  * one-line error that names the flag or variable.
  */
 import { CUSTOMER_KEY_PATTERN, DEFAULT_CUSTOMER } from './catalogue/model.js';
+import { DEFAULT_MAX_PROBLEMS } from './catalogue/problems.js';
 import { DEFAULT_XML_NAMESPACE } from './formats/xml-writer.js';
 import { parseOrigin } from './http/cors.js';
 import { DEFAULT_DATABASE, DatabaseSpecError, parseDatabaseSpec, type DatabaseSpec } from './store/database.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from './store/sql-client.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -54,6 +56,22 @@ function nonEmpty(text: string): string {
   return text;
 }
 
+/** A number of bytes as written, kept for messages: `500MB`, `1GiB` or plain bytes. */
+export interface ByteSize {
+  readonly bytes: number;
+  readonly text: string;
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+function byteSize(text: string): ByteSize {
+  const match = /^(\d+(?:\.\d+)?) ?([a-z]*)$/i.exec(text.trim());
+  const unit = match ? BYTE_UNITS[(match[2] as string).toLowerCase()] : undefined;
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : 0;
+  if (bytes < 1 || !Number.isSafeInteger(bytes)) throw new Error('must be a size such as 500MB, 1GiB or a number of bytes');
+  return { bytes, text: text.trim() };
+}
+
 function databaseSpec(text: string): DatabaseSpec {
   try {
     return parseDatabaseSpec(text);
@@ -79,6 +97,14 @@ export const SETTINGS = {
     description: 'database to read catalogues from, such as a replica; --database still migrates and notifies',
     defaultText: '',
     parse: (text: string): DatabaseSpec | undefined => (text === '' ? undefined : databaseSpec(text)),
+  },
+  lockTimeout: {
+    flag: 'lock-timeout',
+    env: 'MARQUEE_LOCK_TIMEOUT',
+    valueName: 'MS',
+    description: 'how long a write waits for another one (an import, a sync) to finish, in milliseconds; then it fails, changing nothing',
+    defaultText: String(DEFAULT_LOCK_TIMEOUT_MS),
+    parse: integerIn(0, 3_600_000),
   },
   customer: {
     flag: 'customer',
@@ -232,6 +258,22 @@ export const SETTINGS = {
     description: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut, in milliseconds',
     defaultText: '10000',
     parse: integerIn(0, 3_600_000),
+  },
+  maxProblems: {
+    flag: 'max-problems',
+    env: 'MARQUEE_MAX_PROBLEMS',
+    valueName: 'N',
+    description: 'problems (and warnings) an import lists; the rest are counted',
+    defaultText: String(DEFAULT_MAX_PROBLEMS),
+    parse: integerIn(0, 1_000_000_000),
+  },
+  maxDownload: {
+    flag: 'max-download',
+    env: 'MARQUEE_MAX_DOWNLOAD',
+    valueName: 'SIZE',
+    description: 'largest answer sync reads from the upstream, decompressed, such as 500MB or 1GiB',
+    defaultText: '1GiB',
+    parse: byteSize,
   },
 } as const satisfies Record<string, Setting<unknown>>;
 

@@ -313,7 +313,8 @@ describe('a hardened server', () => {
     assert.ok(answered >= 10, `${answered} requests answered while the slow clients held on`);
 
     for (const { text, heldMs } of await Promise.all(slowClients)) {
-      assert.ok(heldMs >= 450 && heldMs < 2500, `a slow client was cut after ${heldMs} ms`);
+      // Node looks for overdue headers every eighth of a second; a loaded machine may take longer to get round to it.
+      assert.ok(heldMs >= 450 && heldMs < 5000, `a slow client was cut after ${heldMs} ms`);
       assert.match(text, /^HTTP\/1\.1 408 Request Timeout\r\n/);
       assert.match(text, /Content-Type: application\/problem\+json; charset=utf-8\r\n/);
       assert.match(text, /\r\n\r\n\{"type":"about:blank","title":"Request Timeout","status":408,"detail":"The request did not arrive in time\."\}$/);

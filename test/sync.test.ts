@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
 import { atEnd, DEMO, exportCatalogue, freshDatabase, MARQUEE, ROOT, runCli, serve, type ServerProcess, tempDir, waitFor } from './helpers.js';
 
@@ -154,6 +155,106 @@ describe('marquee sync', () => {
     const refused = await runCli(['sync', '--database', local, '--from', refusing]);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /answered 401 Unauthorized \(check --token\); the catalogue was left as it was/);
+  });
+
+  test('a redirect to another origin does not carry the token, and a redirect loop stops', async () => {
+    const local = await freshDatabase();
+    assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
+    const before = await exportCatalogue(local);
+    const elsewhere: unknown[] = [];
+    const other = await proxy(upstream.url, (request) => {
+      elsewhere.push(request.headers['veeziaccesstoken'], request.headers['authorization']);
+      return false;
+    });
+    const atHome: unknown[] = [];
+    // Moved first within the same origin (a port is an origin), then to the other one.
+    const home = await proxy(upstream.url, (request, response) => {
+      atHome.push(request.headers['veeziaccesstoken']);
+      const moved = request.url?.startsWith('/moved/') ?? false;
+      response.writeHead(302, { location: moved ? other + (request.url ?? '').slice('/moved'.length) : `/moved${request.url ?? ''}` }).end();
+      return true;
+    });
+    const result = await runCli(['sync', '--database', local, '--from', home, '--token', 'mq_secret']);
+    assert.equal(result.status, 0, result.stderr);
+    // Each of the 7 lists is asked twice at home, and once elsewhere with both token headers looked at.
+    assert.deepEqual(atHome, Array<string>(14).fill('mq_secret'));
+    assert.equal(elsewhere.length, 14);
+    assert.ok(elsewhere.every((header) => header === undefined), String(elsewhere));
+    assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
+
+    const local2 = await freshDatabase();
+    assert.equal((await runCli(['import', '--database', local2, DEMO])).status, 0);
+    let requests = 0;
+    const loop = await proxy(upstream.url, (request, response) => {
+      requests++;
+      response.writeHead(301, { location: request.url ?? '/' }).end();
+      return true;
+    });
+    const looped = await runCli(['sync', '--database', local2, '--from', loop]);
+    assert.equal(looped.status, 1);
+    assert.match(looped.stderr, /^marquee: sync: http:\/\/127\.0\.0\.1:\d+(\/v\d\/[a-z]+): more than 5 redirects, the last to http:\/\/127\.0\.0\.1:\d+\1; the catalogue was left as it was$/m);
+    // Each of the 7 lists is asked once and redirected five times: a loop is no transient failure.
+    assert.ok(requests <= 42, `${requests} requests`);
+    assert.deepEqual(await exportCatalogue(local2), before);
+  });
+
+  test('an endless answer, or a compressed bomb, stops at --max-download and leaves no file behind', async () => {
+    const local = await freshDatabase();
+    assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
+    const before = await exportCatalogue(local);
+    const endless = await proxy(upstream.url, (request, response) => {
+      if (request.url !== '/v4/film') return false;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(65_536, ' ');
+      const pour = (): void => {
+        while (!response.destroyed && response.write(chunk));
+      };
+      response.on('drain', pour);
+      pour();
+      return true;
+    });
+    // 64 MiB of spaces, 64 KiB or less on the wire.
+    const spaces = Buffer.alloc(64 * 2 ** 20, ' ');
+    const bombs = {
+      gzip: gzipSync(spaces),
+      br: brotliCompressSync(spaces, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }),
+    };
+    let encoding: keyof typeof bombs = 'gzip';
+    const bombing = await proxy(upstream.url, (request, response) => {
+      if (request.url !== '/v4/film') return false;
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding }).end(bombs[encoding]);
+      return true;
+    });
+    for (const [from, bomb] of [[endless, 'gzip'], [bombing, 'gzip'], [bombing, 'br']] as const) {
+      encoding = bomb;
+      const temporary = await tempDir();
+      const started = performance.now();
+      const result = await runCli(['sync', '--database', local, '--from', from, '--max-download', '1MB'], { TMPDIR: temporary });
+      const seconds = (performance.now() - started) / 1000;
+      assert.equal(result.status, 1, result.stderr);
+      assert.match(result.stderr, /\/v4\/film.*: the answer is larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
+      assert.ok(seconds < 30, `${from}: ${seconds} s`);
+      assert.deepEqual(await readdir(temporary), []);
+    }
+    assert.deepEqual(await exportCatalogue(local), before);
+  });
+
+  test('an upstream answering XML nested 100,000 deep is refused at once, naming the address and line', async () => {
+    const local = await freshDatabase();
+    assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
+    const before = await exportCatalogue(local);
+    const depth = 100_000;
+    const deep = await proxy(upstream.url, (request, response) => {
+      if (request.url !== '/v4/film') return false;
+      response.writeHead(200, { 'content-type': 'application/xml' }).end(`<ArrayOfFilm>\n<Film>${'<People>'.repeat(depth)}${'</People>'.repeat(depth)}</Film></ArrayOfFilm>`);
+      return true;
+    });
+    const started = performance.now();
+    const result = await runCli(['sync', '--database', local, '--from', deep]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^marquee: http:\/\/127\.0\.0\.1:\d+\/v4\/film: record 1, line 2: elements nested deeper than 32 levels; nothing was changed$/m);
+    assert.ok((performance.now() - started) / 1000 < 30);
+    assert.deepEqual(await exportCatalogue(local), before);
   });
 
   test('--every keeps syncing until stopped', async () => {

@@ -5,7 +5,7 @@
  * applied. Only ids and references are kept, so records can flow on as they are checked.
  */
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from './model.js';
-import type { Problem } from './problems.js';
+import { ProblemList } from './problems.js';
 import { readAttribute, readScreen, readSession, readSite } from './programme-rules.js';
 import { describeValue, type RawRecord } from './raw-record.js';
 import { readFilm, readPackage, type ReportRule } from './rules.js';
@@ -54,8 +54,8 @@ function describeKey(key: string | number): string {
 const NOUNS: Readonly<Record<ReferencedKind, string>> = { film: 'a film', package: 'a film package', screen: 'a screen', attribute: 'an attribute' };
 
 export class ImportCheck {
-  readonly problems: Problem[] = [];
-  readonly warnings: Problem[] = [];
+  readonly problems: ProblemList;
+  readonly warnings: ProblemList;
   private readonly sources = {
     film: new Map<string | number, RecordSource>(),
     package: new Map<string | number, RecordSource>(),
@@ -68,6 +68,12 @@ export class ImportCheck {
   private readonly references: Reference[] = [];
   private readonly packageFilms = new Map<number, readonly string[]>();
   private readonly packageSessions: (PackageSession & RecordSource)[] = [];
+
+  /** `maxProblems` problems and as many warnings are kept to be listed; all are counted. */
+  constructor(maxProblems: number) {
+    this.problems = new ProblemList(maxProblems);
+    this.warnings = new ProblemList(maxProblems);
+  }
 
   /** The film if it passes every rule, otherwise undefined (and its problems are recorded). */
   film(source: RecordSource, raw: RawRecord): Film | undefined {
@@ -83,7 +89,7 @@ export class ImportCheck {
     this.packageFilms.set(filmPackage.id, filmPackage.films.map((film) => film.filmId));
     const total = filmPackage.films.reduce((sum, film) => sum + film.splitMillionths, 0);
     if (filmPackage.films.length > 0 && total !== HUNDRED_PERCENT) {
-      this.warnings.push({ ...source, id, field: 'Films', rule: 'SplitPercent values should add up to 100', value: formatMillionths(total) });
+      this.warnings.add({ ...source, id, field: 'Films', rule: 'SplitPercent values should add up to 100', value: formatMillionths(total) });
     }
     return filmPackage;
   }
@@ -120,7 +126,7 @@ export class ImportCheck {
     this.refer(source, id, 'ScreenId', 'screen', session.screenId);
     session.attributes.forEach((attribute, index) => this.refer(source, id, `Attributes[${index + 1}]`, 'attribute', attribute));
     if (session.ticketsSoldOut && session.seatsAvailable > 0) {
-      this.warnings.push({ ...source, id, field: 'TicketsSoldOut', rule: 'is true while SeatsAvailable is above zero', value: String(session.seatsAvailable) });
+      this.warnings.add({ ...source, id, field: 'TicketsSoldOut', rule: 'is true while SeatsAvailable is above zero', value: String(session.seatsAvailable) });
     }
     return session;
   }
@@ -133,22 +139,22 @@ export class ImportCheck {
   resolveReferences(existing: ExistingRecords): void {
     for (const reference of this.references) {
       if (this.sources[reference.kind].has(reference.key) || existing.has(reference.kind, reference.key)) continue;
-      this.problems.push({ ...reference, rule: `must name ${NOUNS[reference.kind]} of the catalogue`, value: describeKey(reference.key) });
+      this.problems.add({ ...reference, rule: `must name ${NOUNS[reference.kind]} of the catalogue`, value: describeKey(reference.key) });
     }
     const filmsOf = (packageId: number): readonly string[] | undefined => this.packageFilms.get(packageId) ?? existing.packageFilms(packageId);
     for (const session of this.packageSessions) {
       const films = filmsOf(session.packageId);
       if (films === undefined || films.includes(session.filmId)) continue;
-      this.problems.push({ ...session, id: String(session.id), field: 'FilmId', rule: `must be null or one of the films of package ${session.packageId}`, value: describeValue(session.filmId) });
+      this.problems.add({ ...session, id: String(session.id), field: 'FilmId', rule: `must be null or one of the films of package ${session.packageId}`, value: describeValue(session.filmId) });
     }
     for (const stored of existing.packageSessions) {
       const films = this.packageFilms.get(stored.packageId);
       const source = this.sources.package.get(stored.packageId);
       if (films === undefined || source === undefined || this.sources.session.has(stored.id) || films.includes(stored.filmId)) continue;
-      this.problems.push({ ...source, id: String(stored.packageId), field: 'Films', rule: `must keep the film that session ${stored.id} shows`, value: describeValue(stored.filmId) });
+      this.problems.add({ ...source, id: String(stored.packageId), field: 'Films', rule: `must keep the film that session ${stored.id} shows`, value: describeValue(stored.filmId) });
     }
     if (this.firstSession !== undefined && this.siteSource === undefined && !existing.hasSite) {
-      this.problems.push({ ...this.firstSession, field: '', rule: "needs the customer's site, whose time zone its times are in; import the site with it", value: 'no site' });
+      this.problems.add({ ...this.firstSession, field: '', rule: "needs the customer's site, whose time zone its times are in; import the site with it", value: 'no site' });
     }
   }
 
@@ -176,8 +182,8 @@ export class ImportCheck {
   }
 
   private reporter(source: RecordSource, id: string | undefined): { report: ReportRule; failed: () => boolean } {
-    const before = this.problems.length;
-    const report: ReportRule = (field, rule, value) => this.problems.push({ ...source, id, field, rule, value });
-    return { report, failed: () => this.problems.length > before };
+    const before = this.problems.count;
+    const report: ReportRule = (field, rule, value) => this.problems.add({ ...source, id, field, rule, value });
+    return { report, failed: () => this.problems.count > before };
   }
 }

@@ -20,8 +20,7 @@ export function isRawRecord(value: RawValue | undefined): value is RawRecord {
 /** A short, readable rendering of an offending value for problem reports. */
 export function describeValue(value: RawValue | undefined): string {
   if (value === undefined) return '(missing)';
-  if (value instanceof NumberText) return value.text;
-  const text = JSON.stringify(value);
+  const text = rawToJson(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

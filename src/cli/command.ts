@@ -1,6 +1,7 @@
 /** What every command shares: its flags, parsed strictly, and its help text. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, SETTINGS, describeSettings, type SettingName } from '../config.js';
+import { ConfigError, SETTINGS, describeSettings, type SettingName, type Settings } from '../config.js';
+import type { LockWait } from '../store/sql-client.js';
 
 export interface CommandSpec {
   readonly name: string;
@@ -51,4 +52,20 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     if (!help && values[flag] === undefined) throw new ConfigError(`${spec.name}: --${flag} ${valueName} is required`);
   }
   return { values, positionals, help };
+}
+
+/**
+ * How a command's writes wait for another writer: up to --lock-timeout, telling the operator
+ * once, on standard error, why the command has gone quiet.
+ */
+export function commandLockWait(settings: Settings<'lockTimeout'>): LockWait {
+  let told = false;
+  return {
+    timeoutMs: settings.lockTimeout,
+    onWait: () => {
+      if (told) return;
+      told = true;
+      console.error(`marquee: another import or change holds the database; waiting up to ${settings.lockTimeout / 1000} s for it (--lock-timeout)`);
+    },
+  };
 }

@@ -1,11 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatProblem, UnreadableInputError } from '../catalogue/problems.js';
+import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
 import { progressReporter } from './progress.js';
 
 export const IMPORT_COMMAND: CommandSpec = {
@@ -16,7 +16,7 @@ export const IMPORT_COMMAND: CommandSpec = {
     'API\'s own shapes (a list or one record, in any order; a session may carry its web Url).\n' +
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
     'rejects the whole import, every problem is listed, and the catalogue is left as it was.',
-  settings: ['database', 'customer'],
+  settings: ['database', 'customer', 'lockTimeout', 'maxProblems'],
   flags: {
     replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' },
     'dry-run': { type: 'boolean', description: 'check the input and report what would change, without writing' },
@@ -45,7 +45,7 @@ export function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 
-type Kind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings'>;
+type Kind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings' | 'warningCount'>;
 const KINDS: readonly Kind[] = ['films', 'packages', 'screens', 'attributes', 'site', 'sessions'];
 
 /** The changes to each kind of record: films and packages always, the others where there were any. */
@@ -79,13 +79,14 @@ export async function runImport(args: readonly string[]): Promise<number> {
   const files = await expandInputs(parsed.positionals);
   const progress = progressReporter(process.stderr);
   const started = performance.now();
-  const db = await openDatabase(settings.database);
+  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
   try {
     const result = await importFiles(db, {
       customer: settings.customer,
       files,
       replace: parsed.values['replace'] === true,
       dryRun,
+      maxProblems: settings.maxProblems,
       onProgress: (p) => progress.update(p),
     });
     progress.finish();
@@ -93,14 +94,17 @@ export async function runImport(args: readonly string[]): Promise<number> {
     if (json) {
       console.log(JSON.stringify({ ok: true, dryRun, customer: settings.customer, seconds, ...result, problems: [] }));
     } else {
-      for (const warning of result.warnings) console.error(`warning: ${formatProblem(warning)}`);
+      for (const line of problemLines(result.warnings, result.warningCount, 'warnings')) console.error(line);
       console.log(summary(result, settings.customer, seconds, dryRun));
     }
     return 0;
   } catch (error) {
     progress.finish();
     if (!json || !(error instanceof InvalidImportError || error instanceof UnreadableInputError)) throw error;
-    const report = error instanceof InvalidImportError ? { problems: error.problems, warnings: error.warnings } : { error: error.message };
+    const report =
+      error instanceof InvalidImportError
+        ? { problems: error.problems, problemCount: error.problemCount, warnings: error.warnings, warningCount: error.warningCount }
+        : { error: error.message };
     console.log(JSON.stringify({ ok: false, dryRun, customer: settings.customer, ...report }));
     return 1;
   } finally {

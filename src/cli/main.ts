@@ -2,11 +2,12 @@
  * The `marquee` command line: dispatches to a command, and turns expected failures into one
  * clear line and an exit status (1 for bad data, 2 for bad usage), never a stack trace.
  */
-import { formatProblem, UnreadableInputError } from '../catalogue/problems.js';
+import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError } from '../config.js';
 import { InvalidImportError } from '../import/import-files.js';
 import { SyncError } from '../import/sync.js';
 import { PACKAGE_VERSION } from '../package-version.js';
+import { DatabaseFullError, LockTimeoutError } from '../store/sql-client.js';
 
 type Command = (args: readonly string[]) => Promise<number | undefined>;
 
@@ -45,8 +46,8 @@ function exitStatusFor(error: unknown): number {
     return 2;
   }
   if (error instanceof InvalidImportError) {
-    for (const problem of error.problems) console.error(formatProblem(problem));
-    for (const warning of error.warnings) console.error(`warning: ${formatProblem(warning)}`);
+    for (const line of problemLines(error.problems, error.problemCount, 'problems')) console.error(line);
+    for (const line of problemLines(error.warnings, error.warningCount, 'warnings')) console.error(line);
     console.error(`marquee: ${error.message}`);
     return 1;
   }
@@ -54,7 +55,11 @@ function exitStatusFor(error: unknown): number {
     console.error(`marquee: sync: ${error.message}; the catalogue was left as it was`);
     return 1;
   }
-  if (error instanceof UnreadableInputError) {
+  if (error instanceof LockTimeoutError) {
+    console.error(`marquee: ${error.message} (--lock-timeout); nothing was changed`);
+    return 1;
+  }
+  if (error instanceof UnreadableInputError || error instanceof DatabaseFullError) {
     console.error(`marquee: ${error.message}; nothing was changed`);
     return 1;
   }

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, resolveSettings } from '../config.js';
 import { syncOnce, SyncError, type SyncOptions } from '../import/sync.js';
 import { openDatabase } from '../store/database.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { LockTimeoutError } from '../store/sql-client.js';
+import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
 import { describeChanges } from './import-command.js';
 
 export const SYNC_COMMAND: CommandSpec = {
@@ -12,7 +13,7 @@ export const SYNC_COMMAND: CommandSpec = {
     'Mirrors every list of a Veezi-compatible API (films, packages, screens, attributes, the site, sessions with\n' +
     'the Url of those on sale) into the catalogue, replacing it in one transaction. An unchanged upstream costs\n' +
     'one 304 answer per list; on any failure the catalogue is left as it was.',
-  settings: ['database', 'customer'],
+  settings: ['database', 'customer', 'lockTimeout', 'maxDownload', 'maxProblems'],
   flags: {
     from: { type: 'string', description: 'base address of the upstream API (required)' },
     token: { type: 'string', description: 'access token sent as VeeziAccessToken (or env MARQUEE_SYNC_TOKEN)' },
@@ -58,10 +59,12 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
     token: typeof token === 'string' && token !== '' ? token : undefined,
     retries: parseCount('retries', parsed.values['retries'], 4),
     retryDelayMs: parseCount('retry-delay', parsed.values['retry-delay'], 1000),
+    maxDownload: settings.maxDownload,
+    maxProblems: settings.maxProblems,
     onRetry: (reason, delayMs) => console.error(`sync: ${reason}; trying again in ${(delayMs / 1000).toFixed(1)} s`),
   };
 
-  const db = await openDatabase(settings.database);
+  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
   const stopping = new AbortController();
   const stop = (): void => stopping.abort();
   process.once('SIGTERM', stop);
@@ -80,7 +83,7 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
         }
       } catch (error) {
         // Kept running with --every: one failed sync is reported and the next one tried.
-        if (every === undefined || !(error instanceof SyncError)) throw error;
+        if (every === undefined || !(error instanceof SyncError || error instanceof LockTimeoutError)) throw error;
         console.error(`sync: ${error.message}; the catalogue was left as it was; next sync in ${every / 1000} s`);
       }
       if (every === undefined) return 0;

@@ -1,10 +1,10 @@
 import { checkTokenLabel } from '../access/access-token.js';
 import { issueToken, listTokens, revokeToken } from '../access/manage-tokens.js';
 import { formatTokenTable } from '../access/token-table.js';
-import { ConfigError, resolveSettings } from '../config.js';
-import { openDatabase, type DatabaseSpec } from '../store/database.js';
+import { ConfigError, resolveSettings, type Settings } from '../config.js';
+import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
 
 export const TOKEN_CREATE_COMMAND: CommandSpec = {
   name: 'token create',
@@ -12,7 +12,7 @@ export const TOKEN_CREATE_COMMAND: CommandSpec = {
   summary:
     "Issues an access token for a customer's catalogue and prints it once, on its own line; only its\n" +
     'digest is stored, so it cannot be shown again. Running servers accept it within their poll interval.',
-  settings: ['database', 'customer'],
+  settings: ['database', 'customer', 'lockTimeout'],
   required: ['customer'],
   flags: { label: { type: 'string', description: 'a note for operators: the site or app that uses the token' } },
 };
@@ -21,7 +21,7 @@ export const TOKEN_LIST_COMMAND: CommandSpec = {
   name: 'token list',
   usage: 'token list [options]',
   summary: 'Lists every token ever issued: id, customer, label, created, last used and revoked. Never the token.',
-  settings: ['database'],
+  settings: ['database', 'lockTimeout'],
   flags: { json: { type: 'boolean', description: 'print a JSON array instead of a table' } },
 };
 
@@ -29,7 +29,7 @@ export const TOKEN_REVOKE_COMMAND: CommandSpec = {
   name: 'token revoke',
   usage: 'token revoke [options] ID',
   summary: 'Ends a token at once: running servers refuse it within their poll interval.',
-  settings: ['database'],
+  settings: ['database', 'lockTimeout'],
   positionals: true,
 };
 
@@ -41,8 +41,8 @@ const USAGE = `Usage: marquee token <create|list|revoke> [options]
 
 Run 'marquee token <subcommand> --help' for its options.`;
 
-async function withDatabase<T>(spec: DatabaseSpec, work: (db: SqlClient) => Promise<T>): Promise<T> {
-  const db = await openDatabase(spec);
+async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, work: (db: SqlClient) => Promise<T>): Promise<T> {
+  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
   try {
     return await work(db);
   } finally {
@@ -57,7 +57,7 @@ async function runCreate(args: readonly string[]): Promise<number> {
   const label = parsed.values['label'];
   const labelProblem = typeof label === 'string' ? checkTokenLabel(label) : undefined;
   if (labelProblem !== undefined) throw new ConfigError(`token create: --label ${labelProblem}`);
-  const issued = await withDatabase(settings.database, (db) =>
+  const issued = await withDatabase(settings, (db) =>
     issueToken(db, { customer: settings.customer, label: typeof label === 'string' ? label : null }),
   );
   // The token alone on stdout, so that `TOKEN=$(marquee token create ...)` works; the rest is for people.
@@ -73,7 +73,7 @@ async function runList(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(TOKEN_LIST_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(TOKEN_LIST_COMMAND)), 0;
   const settings = resolveSettings(TOKEN_LIST_COMMAND.settings, parsed.values);
-  const tokens = await withDatabase(settings.database, listTokens);
+  const tokens = await withDatabase(settings, listTokens);
   console.log(parsed.values['json'] === true ? JSON.stringify(tokens, null, 2) : formatTokenTable(tokens));
   return 0;
 }
@@ -86,7 +86,7 @@ async function runRevoke(args: readonly string[]): Promise<number> {
   if (id === undefined) throw new ConfigError("token revoke: name the ID of the token to revoke; 'marquee token list' shows them");
   if (extra !== undefined) throw new ConfigError(`token revoke: unexpected argument ${extra}`);
   if (!/^\d{1,9}$/.test(id)) throw new ConfigError(`token revoke: ID must be a token id as 'marquee token list' shows it, got '${id}'`);
-  const result = await withDatabase(settings.database, (db) => revokeToken(db, Number(id)));
+  const result = await withDatabase(settings, (db) => revokeToken(db, Number(id)));
   const { info } = result;
   console.log(
     result.already

@@ -7,37 +7,61 @@ import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, W
 
 /** Sessions are read with their Url, which imports may carry and exports write. */
 export const RECORD_KINDS = [
-  { kind: 'film', shape: FILM_SHAPE },
-  { kind: 'package', shape: PACKAGE_SHAPE },
-  { kind: 'screen', shape: SCREEN_SHAPE },
-  { kind: 'attribute', shape: ATTRIBUTE_SHAPE },
-  { kind: 'site', shape: SITE_SHAPE },
-  { kind: 'session', shape: WEB_SESSION_SHAPE },
-] as const satisfies readonly { readonly kind: string; readonly shape: WireShape<never> }[];
+  { kind: 'film', noun: 'film', shape: FILM_SHAPE },
+  { kind: 'package', noun: 'film package', shape: PACKAGE_SHAPE },
+  { kind: 'screen', noun: 'screen', shape: SCREEN_SHAPE },
+  { kind: 'attribute', noun: 'attribute', shape: ATTRIBUTE_SHAPE },
+  { kind: 'site', noun: 'site', shape: SITE_SHAPE },
+  { kind: 'session', noun: 'session', shape: WEB_SESSION_SHAPE },
+] as const satisfies readonly { readonly kind: string; readonly noun: string; readonly shape: WireShape<never> }[];
 
 export type RecordKind = (typeof RECORD_KINDS)[number]['kind'];
 
-/** Each property that one kind alone has, and that kind: `Films` tells a package, `ScreenNumber` a screen. */
-const TELLING_PROPERTIES = new Map<string, RecordKind>(
-  RECORD_KINDS.flatMap(({ kind, shape }) =>
-    shape.fields
-      .filter((field) => RECORD_KINDS.every((other) => other.kind === kind || !other.shape.fields.some((candidate) => candidate.name === field.name)))
-      .map((field): [string, RecordKind] => [field.name, kind]),
-  ),
-);
+export const KIND_NOUNS = Object.fromEntries(RECORD_KINDS.map(({ kind, noun }) => [kind, noun])) as Readonly<Record<RecordKind, string>>;
+
+/** The kinds that have each property: `Films` tells a package, `ScreenNumber` a screen, `Title` any of three. */
+const KINDS_OF_PROPERTY = new Map<string, RecordKind[]>();
+for (const { kind, shape } of RECORD_KINDS) {
+  for (const field of shape.fields) KINDS_OF_PROPERTY.set(field.name, [...(KINDS_OF_PROPERTY.get(field.name) ?? []), kind]);
+}
+
+function withArticle(kind: RecordKind): string {
+  return `${/^[aeiou]/.test(KIND_NOUNS[kind]) ? 'an' : 'a'} ${KIND_NOUNS[kind]}`;
+}
+
+function listNames(names: readonly string[]): string {
+  return names.length > 3 ? `${names.slice(0, 3).join(', ')}, …` : names.join(', ');
+}
 
 /**
- * The kind whose own properties a JSON record has most of. A record with none of them (one with
- * just Id, Title and Status) is a package when its Id is a number, and a film otherwise.
+ * What a JSON record is, told by its property names: those that one kind alone has tell it, and
+ * a record with those of two kinds, or with none of any, fits no resource. A record with only
+ * properties that kinds share (Id, Title, Status) is of its file's kind (an answer lists one
+ * resource) when it may be; for a file's first record, its Id decides between a film's text and
+ * a package's number. `fileKind` is the kind of the file's records so far, when known.
  */
-export function jsonRecordKind(raw: RawValue): RecordKind {
-  if (!isRawRecord(raw)) return 'film';
-  const counts = new Map<RecordKind, number>();
-  for (const property of Object.keys(raw)) {
-    const kind = TELLING_PROPERTIES.get(property);
-    if (kind !== undefined) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+export function recogniseJsonRecord(value: RawValue, fileKind: RecordKind | undefined): { readonly kind: RecordKind } | { readonly reason: string } {
+  if (!isRawRecord(value)) return { reason: 'must be an object' };
+  const names = Object.keys(value).filter((name) => KINDS_OF_PROPERTY.has(name));
+  if (names.length === 0) return { reason: 'fits no resource: it has none of the properties of a film, a film package, a screen, an attribute, a site or a session' };
+  const telling = new Map<RecordKind, string[]>();
+  for (const name of names) {
+    const [only, ...others] = KINDS_OF_PROPERTY.get(name) ?? [];
+    if (only !== undefined && others.length === 0) telling.set(only, [...(telling.get(only) ?? []), name]);
   }
-  let best: RecordKind | undefined;
-  for (const [kind, count] of counts) if (best === undefined || count > (counts.get(best) ?? 0)) best = kind;
-  return best ?? (raw['Id'] instanceof NumberText ? 'package' : 'film');
+  if (telling.size > 1) {
+    const [first, second] = [...telling].map(([kind, properties]) => `${withArticle(kind)} (${listNames(properties)})`);
+    return { reason: `fits no resource: it has properties of ${first} and of ${second}` };
+  }
+  const fitting = RECORD_KINDS.map(({ kind }) => kind).filter((kind) => names.every((name) => KINDS_OF_PROPERTY.get(name)?.includes(kind)));
+  const [told] = telling.keys();
+  const candidates = told === undefined ? fitting : [told];
+  if (fileKind !== undefined) {
+    if (candidates.includes(fileKind)) return { kind: fileKind };
+    if (candidates.length > 0) return { reason: `is ${candidates.map(withArticle).join(' or ')} in a list of ${KIND_NOUNS[fileKind]}s` };
+  }
+  // A file's first record with none of a kind's own properties: a film, or a package by its numeric Id.
+  const numericId = value['Id'] instanceof NumberText;
+  const kind = candidates.find((candidate) => candidate === (numericId ? 'package' : 'film')) ?? candidates.find((candidate) => candidate === 'film') ?? candidates[0];
+  return kind === undefined ? { reason: 'fits no resource: no resource has all of its properties' } : { kind };
 }

@@ -1,48 +1,125 @@
 /**
- * Streaming readers of the API's own JSON and XML shapes: what `/v4/film` and `/v1/filmpackage`
- * answer, as a list or a single record. Records come out one at a time, so a file of any size
- * is read in bounded memory.
+ * Streaming readers of the API's own JSON and XML shapes: what `/v4/film`, `/v1/filmpackage`,
+ * `/v1/screen`, `/v1/attribute`, `/v1/site` and `/v1/websession` answer, as a list or a single
+ * record. Records come out one at a time, so a file of any size is read in bounded memory; the
+ * input may come from anyone (a file, an upstream API), so none can make a reader hold more than
+ * one record's worth, nest without end or guess an encoding.
  */
 import { SaxesParser, type SaxesTagNS } from 'saxes';
 import { getManyValues, none } from 'stream-chain/defs.js';
 import { jsonParser, type Token } from 'stream-json/core/parser.js';
 import { UnreadableInputError } from '../catalogue/problems.js';
 import { NumberText, isRawRecord, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
-import { RECORD_KINDS, jsonRecordKind, type RecordKind } from './record-kinds.js';
+import { KIND_NOUNS, RECORD_KINDS, recogniseJsonRecord, type RecordKind } from './record-kinds.js';
 import { arrayRootName, type WireField, type WireShape } from './wire-shape.js';
 
-export interface ReadRecord {
-  readonly kind: RecordKind;
-  /** Usually a record; anything else is reported by the importer as a problem. */
-  readonly raw: RawValue;
+export type { RecordKind } from './record-kinds.js';
+
+/** A record of a known kind, or a value that fits no resource and why. */
+export type ReadRecord =
+  | { readonly kind: RecordKind; readonly raw: RawRecord }
+  | { readonly kind: 'misfit'; readonly raw: RawValue; readonly reason: string };
+
+/**
+ * Deepest nesting read. The API's shapes are five levels deep at most (ArrayOfFilmPackage,
+ * FilmPackage, Films, FilmPackageFilm, FilmId); deeper input is refused as soon as it is seen.
+ */
+const MAX_DEPTH = 32;
+/**
+ * Longest value read, in characters: a text, a number, a property name. The longest field of
+ * the API, a Synopsis, runs to a few thousand characters; this leaves room a hundred times over.
+ */
+const MAX_VALUE_LENGTH = 1_048_576;
+/** Most characters one record may span: what a reader holds at once stays below it. */
+const MAX_RECORD_LENGTH = 16 * MAX_VALUE_LENGTH;
+
+function characters(count: number): string {
+  return `${count.toLocaleString('en-US')} characters`;
 }
 
-/** Reads JSON or XML, told apart by the first character of the input. */
-export async function* readRecords(input: AsyncIterable<Buffer | string>, file: string): AsyncGenerator<ReadRecord> {
-  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
-  let first = await chunks.next();
-  while (!first.done && String(first.value).trim() === '') first = await chunks.next();
-  if (first.done) throw new UnreadableInputError(file, 'the file is empty');
-  const head = first.value;
-  async function* replay(): AsyncGenerator<Buffer | string> {
-    yield head;
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be';
+
+function byteOrderMark(head: Buffer): Encoding | undefined {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+/**
+ * Reads JSON or XML, told apart by the first character of the input. `expected` is the kind
+ * of record the input must hold, when the caller knows it (an upstream's /v4/film).
+ */
+export async function* readRecords(input: AsyncIterable<Buffer>, file: string, expected?: RecordKind): AsyncGenerator<ReadRecord> {
+  const chunks = input[Symbol.asyncIterator]();
+  // However reading ends (a refusal, a caller that stops early), the input is closed, not left
+  // open until collected.
+  try {
+    // The first bytes tell the format and the encoding; blank chunks before them are dropped.
+    const parts: Buffer[] = [];
+    let size = 0;
+    while (size < 512) {
+      const next = await chunks.next();
+      if (next.done) break;
+      if (size === 0 && String(next.value).trim() === '') continue;
+      parts.push(next.value);
+      size += next.value.length;
+    }
+    if (size === 0) throw new UnreadableInputError(file, 'the file is empty');
+    const head = Buffer.concat(parts);
+    const replay = async function* (): AsyncGenerator<Buffer> {
+      yield head;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    };
+    const bom = byteOrderMark(head);
+    if (new TextDecoder(bom ?? 'utf-8').decode(head).trimStart().startsWith('<')) {
+      yield* readXmlRecords(replay(), file, xmlEncoding(head, file), expected);
+    } else if (bom !== undefined && bom !== 'utf-8') {
+      throw new UnreadableInputError(file, `is encoded in ${bom.toUpperCase()} (it starts with its byte-order mark); JSON must be UTF-8`);
+    } else {
+      yield* readJsonRecords(replay(), file, expected);
+    }
+  } finally {
+    await chunks.return?.();
   }
-  const isXml = String(head).replace(/^\uFEFF/, '').trimStart().startsWith('<');
-  yield* isXml ? readXmlRecords(replay(), file) : readJsonRecords(replay(), file);
+}
+
+function recognise(value: RawValue, fileKind: RecordKind | undefined): ReadRecord {
+  const read = recogniseJsonRecord(value, fileKind);
+  return 'reason' in read ? { kind: 'misfit', raw: value, reason: read.reason } : { kind: read.kind, raw: value as RawRecord };
 }
 
 type JsonContainer = { readonly items: RawValue[] } | { readonly members: Record<string, RawValue>; key: string };
 
-export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, file: string): AsyncGenerator<ReadRecord> {
+async function* readJsonRecords(input: AsyncIterable<Buffer>, file: string, expected: RecordKind | undefined): AsyncGenerator<ReadRecord> {
   // The tokenizer is called once per chunk and answers all of its tokens at once: no stream
-  // machinery and no promise per token.
-  const tokenize = jsonParser({ streamValues: false });
+  // machinery and no promise per token. Strings, numbers and names come in pieces, so that a
+  // value too long is refused before it is held whole.
+  const tokenize = jsonParser({ packValues: false, streamValues: true });
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   const stack: JsonContainer[] = [];
   let rootIsArray = false;
   let sawRoot = false;
+  let fileKind = expected;
   const records: ReadRecord[] = [];
+  /** The record being read, counted from 1, and what it holds so far. */
+  let recordNumber = 1;
+  let held = 0;
+  /** The name, string or number being read. */
+  let piece = '';
+
+  const refuse = (reason: string): UnreadableInputError => new UnreadableInputError(file, `record ${recordNumber}: ${reason}`);
+  const hold = (size: number): void => {
+    held += size;
+    if (held > MAX_RECORD_LENGTH) throw refuse(`longer than ${characters(MAX_RECORD_LENGTH)}`);
+  };
+  const emit = (value: RawValue): void => {
+    const read = recognise(value, fileKind);
+    if (read.kind !== 'misfit') fileKind ??= read.kind;
+    records.push(read);
+    recordNumber++;
+    held = 0;
+  };
 
   // Completes a value: a record when it is the root object or an element of the root array.
   const complete = (value: RawValue): void => {
@@ -50,14 +127,14 @@ export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, fi
     if (parent === undefined) {
       if (!rootIsArray) {
         if (!isRawRecord(value)) throw new UnreadableInputError(file, 'expected a JSON object or an array of objects');
-        records.push({ kind: jsonRecordKind(value), raw: value });
+        emit(value);
       }
     } else if (stack.length === 1 && rootIsArray) {
-      records.push({ kind: jsonRecordKind(value), raw: value });
-    } else if ('items' in parent) {
-      parent.items.push(value);
+      emit(value);
     } else {
-      parent.members[parent.key] = value;
+      hold(1);
+      if ('items' in parent) parent.items.push(value);
+      else parent.members[parent.key] = value;
     }
   };
 
@@ -65,13 +142,11 @@ export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, fi
     for (const token of tokens) {
       switch (token.name) {
         case 'startObject':
-          sawRoot = true;
-          stack.push({ members: {}, key: '' });
-          break;
         case 'startArray':
-          if (!sawRoot) rootIsArray = true;
+          if (stack.length === MAX_DEPTH) throw refuse(`nested deeper than ${MAX_DEPTH} levels`);
+          if (!sawRoot) rootIsArray = token.name === 'startArray';
           sawRoot = true;
-          stack.push({ items: [] });
+          stack.push(token.name === 'startArray' ? { items: [] } : { members: {}, key: '' });
           break;
         case 'endObject':
         case 'endArray': {
@@ -79,19 +154,35 @@ export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, fi
           if (stack.length > 0 || !rootIsArray) complete('items' in container ? container.items : container.members);
           break;
         }
-        case 'keyValue':
-          (stack.at(-1) as { key: string }).key = token.value;
+        case 'startKey':
+        case 'startString':
+        case 'startNumber':
+          piece = '';
           break;
-        case 'stringValue':
+        case 'stringChunk':
+        case 'numberChunk':
+          piece += token.value;
+          if (piece.length > MAX_VALUE_LENGTH) throw refuse(`a value longer than ${characters(MAX_VALUE_LENGTH)}`);
+          break;
+        case 'endKey':
+          hold(piece.length);
+          (stack.at(-1) as { key: string }).key = piece;
+          break;
+        case 'endString':
+          sawRoot = true;
+          hold(piece.length);
+          complete(piece);
+          break;
+        case 'endNumber':
+          sawRoot = true;
+          hold(piece.length);
+          complete(new NumberText(piece));
+          break;
         case 'nullValue':
         case 'trueValue':
         case 'falseValue':
           sawRoot = true;
           complete(token.value);
-          break;
-        case 'numberValue':
-          sawRoot = true;
-          complete(new NumberText(token.value));
           break;
       }
     }
@@ -106,20 +197,39 @@ export async function* readJsonRecords(input: AsyncIterable<Buffer | string>, fi
       throw new UnreadableInputError(file, `not valid JSON (${(error as Error).message})`);
     }
   };
+  const decode = (chunk?: Buffer): string => {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw refuse('not valid UTF-8 (in this record or after it)');
+    }
+  };
 
   for await (const chunk of input) {
-    let text: string;
-    try {
-      text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    } catch {
-      throw new UnreadableInputError(file, 'not valid UTF-8');
-    }
-    consume(tokensOf(text));
+    consume(tokensOf(decode(chunk)));
     yield* records.splice(0);
   }
+  consume(tokensOf(decode()));
   consume(tokensOf(none));
   if (!sawRoot) throw new UnreadableInputError(file, 'the file holds no JSON value');
   yield* records.splice(0);
+}
+
+/**
+ * The encoding of an XML file: its byte-order mark, else its declaration, else UTF-8. Every XML
+ * processor must read UTF-8 and UTF-16 (XML 1.0 §4.3.3), so those are decoded. Any other is
+ * refused by name rather than decoded: a file declared ISO-8859-1 is as often windows-1252 in
+ * fact, either reading silently changes some characters, and one command converts it for sure.
+ */
+function xmlEncoding(head: Buffer, file: string): Encoding {
+  const bom = byteOrderMark(head);
+  if (bom !== undefined) return bom;
+  const declared = /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([^"']*)["']/.exec(head.toString('latin1', 0, 512))?.[1];
+  if (declared === undefined || /^utf-?8$/i.test(declared)) return 'utf-8';
+  throw new UnreadableInputError(
+    file,
+    `is encoded in ${declared}, as its XML declaration says; import reads XML in UTF-8, or in UTF-16 with a byte-order mark: convert it first, such as with iconv -f ${declared} -t UTF-8`,
+  );
 }
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -144,7 +254,7 @@ type XmlFrame =
   | { readonly type: 'scalar'; readonly field: WireField<unknown>; readonly nil: boolean; text: string; readonly onClose: (value: RawValue) => void }
   | { readonly type: 'wrapper'; readonly itemShape: WireShape<unknown>; readonly itemElement: string; readonly items: RawValue[] }
   | { readonly type: 'texts'; readonly field: WireField<unknown>; readonly itemElement: string; readonly items: RawValue[] }
-  | { readonly type: 'root'; readonly shape: WireShape<unknown> }
+  | { readonly type: 'root'; readonly name: string; readonly kind: RecordKind; readonly shape: WireShape<unknown> }
   | { readonly type: 'ignored' };
 
 function xmlScalar(field: WireField<unknown>, text: string): RawValue {
@@ -157,12 +267,24 @@ function xmlScalar(field: WireField<unknown>, text: string): RawValue {
   return text;
 }
 
-export async function* readXmlRecords(input: AsyncIterable<Buffer | string>, file: string): AsyncGenerator<ReadRecord> {
+async function* readXmlRecords(input: AsyncIterable<Buffer>, file: string, encoding: Encoding, expected: RecordKind | undefined): AsyncGenerator<ReadRecord> {
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: XmlFrame[] = [];
   const records: ReadRecord[] = [];
-  let kind: RecordKind | undefined;
-  let failure: Error | undefined;
+  let sawRoot = false;
+  /** The record being read, counted from 1, and where it began while it is open. */
+  let recordNumber = 1;
+  let recordStart: number | undefined;
+  /** Where the last tag or text ended: saxes holds everything after it in one string. */
+  let markupEnd = 0;
+
+  const refuse = (reason: string): UnreadableInputError =>
+    new UnreadableInputError(file, `${recordStart === undefined ? '' : `record ${recordNumber}, `}line ${parser.line}: ${reason}`);
+  const emit = (read: ReadRecord): void => {
+    records.push(read);
+    recordNumber++;
+    recordStart = undefined;
+  };
 
   const openRecord = (shape: WireShape<unknown>, onClose: (record: RawRecord) => void): XmlFrame => {
     const values: Record<string, RawValue> = {};
@@ -180,8 +302,12 @@ export async function* readXmlRecords(input: AsyncIterable<Buffer | string>, fil
     const name = tag.local;
     switch (parent.type) {
       case 'root':
-        if (name !== parent.shape.name) return { type: 'ignored' };
-        return openRecord(parent.shape, (raw) => records.push({ kind: kind as RecordKind, raw }));
+        if (name !== parent.shape.name) {
+          emit({ kind: 'misfit', raw: `<${tag.name}>`, reason: `fits no resource: <${parent.name}> lists <${parent.shape.name}> elements` });
+          return { type: 'ignored' };
+        }
+        recordStart = parser.position;
+        return openRecord(parent.shape, (raw) => emit({ kind: parent.kind, raw }));
       case 'wrapper':
         if (name !== parent.itemElement) return { type: 'ignored' };
         return openRecord(parent.itemShape, (raw) => parent.items.push(raw));
@@ -202,41 +328,59 @@ export async function* readXmlRecords(input: AsyncIterable<Buffer | string>, fil
     }
   };
 
+  const openRoot = (tag: SaxesTagNS): XmlFrame => {
+    const root = XML_ROOTS.get(tag.local);
+    if (root === undefined) throw new UnreadableInputError(file, `unknown root element <${tag.name}>; expected ${[...XML_ROOTS.keys()].join(', ')}`);
+    if (expected !== undefined && root.kind !== expected) throw new UnreadableInputError(file, `<${tag.name}> holds ${KIND_NOUNS[root.kind]}s, where ${KIND_NOUNS[expected]}s are expected`);
+    sawRoot = true;
+    if (root.list) return { type: 'root', name: tag.name, kind: root.kind, shape: root.shape };
+    recordStart = parser.position;
+    return openRecord(root.shape, (raw) => emit({ kind: root.kind, raw }));
+  };
+
+  // Handlers throw to stop the parser at once: saxes lets their errors through `write`.
   parser.on('opentag', (tag) => {
+    markupEnd = parser.position;
+    if (stack.length === MAX_DEPTH) throw refuse(`elements nested deeper than ${MAX_DEPTH} levels`);
     const parent = stack.at(-1);
-    if (parent === undefined) {
-      const root = XML_ROOTS.get(tag.local);
-      if (root === undefined) {
-        failure = new UnreadableInputError(file, `unknown root element <${tag.name}>; expected ${[...XML_ROOTS.keys()].join(', ')}`);
-        return;
-      }
-      kind = root.kind;
-      stack.push(root.list ? { type: 'root', shape: root.shape } : openRecord(root.shape, (raw) => records.push({ kind: root.kind, raw })));
-      return;
-    }
-    stack.push(childFrame(parent, tag as SaxesTagNS));
+    stack.push(parent === undefined ? openRoot(tag as SaxesTagNS) : childFrame(parent, tag as SaxesTagNS));
   });
   parser.on('text', (text) => {
+    markupEnd = parser.position;
     const frame = stack.at(-1);
-    if (frame?.type === 'scalar') frame.text += text;
+    if (frame?.type !== 'scalar') return;
+    frame.text += text;
+    if (frame.text.length > MAX_VALUE_LENGTH) throw refuse(`${frame.field.name} is longer than ${characters(MAX_VALUE_LENGTH)}`);
   });
   parser.on('closetag', () => {
+    markupEnd = parser.position;
     const frame = stack.pop();
     if (frame?.type === 'record') frame.onClose(frame.values);
     else if (frame?.type === 'scalar') frame.onClose(frame.nil ? null : xmlScalar(frame.field, frame.text));
   });
   parser.on('error', (error) => {
-    failure ??= new UnreadableInputError(file, `not well-formed XML (${error.message})`);
+    throw new UnreadableInputError(file, `not well-formed XML (${error.message})`);
   });
 
-  const decoder = new TextDecoder('utf-8', { fatal: false });
+  const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: false });
+  const write = (chunk?: Buffer): void => {
+    let text: string;
+    try {
+      text = chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch {
+      throw refuse(`not valid ${encoding.toUpperCase()} (on this line or after it)`);
+    }
+    parser.write(text);
+    if (parser.position - markupEnd > MAX_VALUE_LENGTH) throw refuse(`a text, comment or tag longer than ${characters(MAX_VALUE_LENGTH)}`);
+    if (recordStart !== undefined && parser.position - recordStart > MAX_RECORD_LENGTH) throw refuse(`longer than ${characters(MAX_RECORD_LENGTH)}`);
+  };
+
   for await (const chunk of input) {
-    parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    if (failure) throw failure;
+    write(chunk);
     yield* records.splice(0);
   }
+  write();
   parser.close();
-  if (failure) throw failure;
-  if (kind === undefined) throw new UnreadableInputError(file, 'the file holds no XML element');
+  if (!sawRoot) throw new UnreadableInputError(file, 'the file holds no XML element');
   yield* records.splice(0);
 }

@@ -8,24 +8,29 @@ import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { ImportCheck, NOTHING_EXISTING } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
-import { UnreadableInputError, type Problem } from '../catalogue/problems.js';
-import { describeValue, isRawRecord } from '../catalogue/raw-record.js';
-import { readRecords } from '../formats/record-readers.js';
+import { DEFAULT_MAX_PROBLEMS, UnreadableInputError, type Problem, type ProblemList } from '../catalogue/problems.js';
+import { describeValue } from '../catalogue/raw-record.js';
+import { readRecords, type RecordKind } from '../formats/record-readers.js';
 import { bumpCatalogueVersion, deleteCatalogue, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
+/** A file to import by its path, or with the name problems give it and the kind of record it must hold. */
+export type ImportFile = string | { readonly path: string; readonly name: string; readonly kind: RecordKind };
+
 export interface ImportOptions {
   readonly customer: string;
-  readonly files: readonly string[];
+  readonly files: readonly ImportFile[];
   /** Make the catalogue exactly the input, instead of adding and updating by id. */
   readonly replace: boolean;
   /** Check and count the changes, write nothing. */
   readonly dryRun?: boolean;
   /** Whole days by which every session's times are moved (a seed's demo programme, made current). */
   readonly moveSessionsByDays?: number;
+  /** Problems and warnings listed; the rest are only counted, so that any input fits in memory. */
+  readonly maxProblems?: number;
   readonly onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -47,17 +52,26 @@ export interface ImportResult {
   /** The catalogue version after the import; unchanged when nothing changed or on a dry run. */
   readonly version: number;
   readonly written: boolean;
+  /** The first warnings, and how many there are. */
   readonly warnings: readonly Problem[];
+  readonly warningCount: number;
 }
 
 /** The input broke rules; nothing was written. */
 export class InvalidImportError extends Error {
-  constructor(
-    readonly problems: readonly Problem[],
-    readonly warnings: readonly Problem[],
-  ) {
-    super(`the import has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was changed`);
+  /** The first problems and warnings, and how many there are. */
+  readonly problems: readonly Problem[];
+  readonly problemCount: number;
+  readonly warnings: readonly Problem[];
+  readonly warningCount: number;
+
+  constructor(problems: ProblemList, warnings: ProblemList) {
+    super(`the import has ${problems.count.toLocaleString('en-US')} problem${problems.count === 1 ? '' : 's'}; nothing was changed`);
     this.name = 'InvalidImportError';
+    this.problems = problems.listed;
+    this.problemCount = problems.count;
+    this.warnings = warnings.listed;
+    this.warningCount = warnings.count;
   }
 }
 
@@ -84,11 +98,12 @@ async function* readCounting(file: string, onBytes: (bytesRead: number) => void)
 }
 
 export async function importFiles(db: SqlClient, options: ImportOptions): Promise<ImportResult> {
+  const files = options.files.map((file) => (typeof file === 'string' ? { path: file, name: file, kind: undefined } : file));
   const sizes = new Map<string, number>();
-  for (const file of options.files) sizes.set(file, await fileSize(file));
+  for (const { path } of files) sizes.set(path, await fileSize(path));
   const { customer, replace } = options;
   const write = options.dryRun !== true;
-  const check = new ImportCheck();
+  const check = new ImportCheck(options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
 
   return db.transaction(
     async (tx) => {
@@ -108,36 +123,36 @@ export async function importFiles(db: SqlClient, options: ImportOptions): Promis
         if (record !== undefined && (tracker.classify(key(record), record) !== 'unchanged' || replace)) list.push(record);
       };
       const flushFilms = async (): Promise<void> => {
-        if (write && check.problems.length === 0) await saveFilms(tx, customer, films);
+        if (write && check.problems.count === 0) await saveFilms(tx, customer, films);
         films = [];
       };
 
       let records = 0;
-      for (const file of options.files) {
-        const fileBytes = sizes.get(file) ?? 0;
-        const chunks = readCounting(file, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
+      for (const { path, name: file, kind: expected } of files) {
+        const fileBytes = sizes.get(path) ?? 0;
+        const chunks = readCounting(path, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
         let record = 0;
-        for await (const { kind, raw } of readRecords(chunks, file)) {
+        for await (const read of readRecords(chunks, file, expected)) {
           records++;
           const source = { file, record: ++record };
-          if (!isRawRecord(raw)) {
-            check.problems.push({ ...source, id: undefined, field: '', rule: 'must be an object', value: describeValue(raw) });
-          } else if (kind === 'film') {
-            keep(films, changes.films, check.film(source, raw), (film) => film.id);
+          if (read.kind === 'misfit') {
+            check.problems.add({ ...source, id: undefined, field: '', rule: read.reason, value: describeValue(read.raw) });
+          } else if (read.kind === 'film') {
+            keep(films, changes.films, check.film(source, read.raw), (film) => film.id);
             if (films.length >= FILMS_PER_BATCH) await flushFilms();
-          } else if (kind === 'package') keep(packages, changes.packages, check.package(source, raw), (p) => p.id);
-          else if (kind === 'screen') keep(screens, changes.screens, check.screen(source, raw), (screen) => screen.id);
-          else if (kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, raw), (attribute) => attribute.id);
-          else if (kind === 'site') keep(sites, changes.site, check.site(source, raw), () => SITE_KEY);
+          } else if (read.kind === 'package') keep(packages, changes.packages, check.package(source, read.raw), (p) => p.id);
+          else if (read.kind === 'screen') keep(screens, changes.screens, check.screen(source, read.raw), (screen) => screen.id);
+          else if (read.kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, read.raw), (attribute) => attribute.id);
+          else if (read.kind === 'site') keep(sites, changes.site, check.site(source, read.raw), () => SITE_KEY);
           else {
-            const session = check.session(source, raw);
+            const session = check.session(source, read.raw);
             keep(sessions, changes.sessions, session && moveSession(session, options.moveSessionsByDays ?? 0), (s) => s.id);
           }
         }
       }
       await flushFilms();
       check.resolveReferences(replace ? NOTHING_EXISTING : changes.existing);
-      if (check.problems.length > 0) throw new InvalidImportError(check.problems, check.warnings);
+      if (check.problems.count > 0) throw new InvalidImportError(check.problems, check.warnings);
 
       const counts = {
         films: changes.films.counts(replace),
@@ -156,7 +171,7 @@ export async function importFiles(db: SqlClient, options: ImportOptions): Promis
         await saveRecords(tx, PROGRAMME_TABLES.session, customer, sessions);
       }
       const version = write && changed ? await bumpCatalogueVersion(tx, customer) : await loadCatalogueVersion(tx, customer);
-      return { ...counts, version, written: write && changed, warnings: check.warnings };
+      return { ...counts, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
     },
     { readOnly: !write },
   );

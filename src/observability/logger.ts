@@ -21,13 +21,20 @@ export function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** Bytes of log lines gathered before they are written at once. */
+const BATCH_BYTES = 8 * 1024;
+/** The longest a line waits for its batch to fill. */
+const FLUSH_INTERVAL_MS = 50;
+
 /**
- * Standard output, written asynchronously: lines logged while a write is under way leave together
- * in the next one, so a busy server writes a batch per turn rather than a line per request. What
- * is pending when the process exits is written before it goes.
+ * Standard output, written asynchronously in batches: under load a write per line cost about a
+ * tenth of the throughput of small answers, a write per batch next to nothing. A batch leaves
+ * when it is full, or at most FLUSH_INTERVAL_MS after its first line; what is pending when the
+ * process exits is written before it goes.
  */
 function standardOutput(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
+  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
   process.once('exit', () => destination.flushSync());
   return destination;
 }

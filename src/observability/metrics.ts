@@ -101,25 +101,36 @@ function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonit
     },
   });
 
-  const labelNames = customerLabels ? (['customer'] as const) : [];
-  /** One series per customer with `--metrics-customers`, or their sum. */
-  const perCustomer = (name: string, help: string, value: (catalogue: ServedCatalogue) => number, Type: typeof Gauge | typeof Counter = Gauge): void => {
-    new Type({
+  /** A figure of each catalogue: one series per customer with `--metrics-customers`, else their sum. */
+  const perCustomer = (name: string, help: string, value: (catalogue: ServedCatalogue) => number): void => {
+    new Gauge({
       name,
       help,
-      labelNames,
+      labelNames: customerLabels ? ['customer'] : [],
       registers,
       collect() {
         this.reset();
         const served = catalogues.statistics().catalogues;
-        if (customerLabels) for (const catalogue of served) set(this, { customer: catalogue.customer }, value(catalogue));
-        else set(this, {}, served.reduce((sum, catalogue) => sum + value(catalogue), 0));
+        if (customerLabels) for (const catalogue of served) this.set({ customer: catalogue.customer }, value(catalogue));
+        else this.set(served.reduce((sum, catalogue) => sum + value(catalogue), 0));
       },
     });
   };
   perCustomer('marquee_catalogue_films', 'Films in the catalogues being served.', (c) => c.films);
   perCustomer('marquee_catalogue_packages', 'Film packages in the catalogues being served.', (c) => c.packages);
-  perCustomer('marquee_catalogue_reloads_total', 'Catalogues this server has loaded: one per customer at start, then one per import it picked up.', (c) => c.loads, Counter);
+  new Counter({
+    name: 'marquee_catalogue_reloads_total',
+    help: 'Catalogues this server has loaded: one per customer at start, then one per import it picked up.',
+    labelNames: customerLabels ? ['customer'] : [],
+    registers,
+    collect() {
+      // The counts are kept by the live catalogues; the counter is set to them at each scrape.
+      this.reset();
+      const served = catalogues.statistics().catalogues;
+      if (customerLabels) for (const { customer, loads } of served) this.inc({ customer }, loads);
+      else this.inc(served.reduce((sum, catalogue) => sum + catalogue.loads, 0));
+    },
+  });
   if (!customerLabels) return;
   // A version or an age is a figure of one catalogue: summed over customers it would mean nothing.
   perCustomer('marquee_catalogue_version', 'Version of the catalogue being served; every committed import adds one.', (c) => c.version);
@@ -136,10 +147,4 @@ function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonit
       }
     },
   });
-}
-
-/** Sets a gauge, or a counter collected from a total kept elsewhere (reset first). */
-function set(metric: Gauge | Counter, labels: Readonly<Record<string, string>>, value: number): void {
-  if (metric instanceof Gauge) metric.set(labels, value);
-  else metric.inc(labels, value);
 }

@@ -3,7 +3,7 @@
  * PostgreSQL URL. This is the one place that tells the databases apart.
  */
 import { checkSchemaVersion, migrate } from './migrations.js';
-import type { SqlClient } from './sql-client.js';
+import type { LockWait, SqlClient } from './sql-client.js';
 
 export const DEFAULT_DATABASE = './data/marquee.db';
 
@@ -27,6 +27,8 @@ export interface OpenOptions {
    * migrated, since a replica takes no writes and gets its schema from its primary.
    */
   readonly readOnly?: boolean;
+  /** How its read-write transactions wait for another writer; a minute, silently, unless given. */
+  readonly lockWait?: LockWait;
 }
 
 /** Opens the database and brings its schema up to date. */
@@ -34,8 +36,8 @@ export async function openDatabase(spec: DatabaseSpec, options: OpenOptions = {}
   // Each driver is loaded only when used: a command starts faster without the other one.
   const db =
     spec.kind === 'postgres'
-      ? (await import('./postgres-client.js')).PostgresClient.open(spec.url)
-      : (await import('./sqlite-client.js')).SqliteClient.open(spec.path);
+      ? (await import('./postgres-client.js')).PostgresClient.open(spec.url, options.lockWait)
+      : (await import('./sqlite-client.js')).SqliteClient.open(spec.path, options.lockWait);
   try {
     await (options.readOnly ? checkSchemaVersion(db) : migrate(db));
   } catch (error) {

@@ -205,6 +205,10 @@ export class SchemaVersionError extends Error {}
  * so when several servers start at once on one database each step is applied exactly once.
  */
 export async function migrate(db: SqlClient): Promise<void> {
+  // Only reads when there is nothing to do, so that a command opening the database does not queue
+  // behind an import that holds the write lock. Before the first migration there is no
+  // schema_migration to read; any other failure comes back in the migration's own transaction.
+  if ((await appliedVersion(db).catch(() => 0)) >= SCHEMA_VERSION) return;
   await db.transaction((tx) => tx.execute('CREATE TABLE IF NOT EXISTS schema_migration (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)'));
   for (const [index, steps] of migrations(db.exactTextType).entries()) {
     const version = index + 1;
@@ -219,9 +223,14 @@ export async function migrate(db: SqlClient): Promise<void> {
 
 /** Checks that a database this process only reads, such as a replica, holds the current schema. */
 export async function checkSchemaVersion(db: SqlClient): Promise<void> {
-  const [row] = await db.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migration');
-  const version = row?.version ?? 0;
+  const version = await appliedVersion(db);
   if (version < SCHEMA_VERSION) {
     throw new SchemaVersionError(`the database holds schema version ${version}, not ${SCHEMA_VERSION}; a database that is only read (a replica) gets its schema from its primary`);
   }
+}
+
+/** The last migration applied to the database. */
+async function appliedVersion(db: SqlClient): Promise<number> {
+  const [row] = await db.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migration');
+  return row?.version ?? 0;
 }

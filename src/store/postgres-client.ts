@@ -5,7 +5,16 @@
 import pg from 'pg';
 import { PostgresListener } from './postgres-listener.js';
 import { toPositionalParameters } from './positional-parameters.js';
-import { DatabaseBusyError, type SqlClient, type SqlValue, type Subscription, type TransactionOptions } from './sql-client.js';
+import {
+  DatabaseBusyError,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  LockTimeoutError,
+  type LockWait,
+  type SqlClient,
+  type SqlValue,
+  type Subscription,
+  type TransactionOptions,
+} from './sql-client.js';
 
 /**
  * The advisory lock every read-write transaction takes first, so writers queue as they do on
@@ -13,6 +22,9 @@ import { DatabaseBusyError, type SqlClient, type SqlValue, type Subscription, ty
  */
 const WRITER_LOCK = 'SELECT pg_advisory_xact_lock(7881706654501528832)';
 const WRITER_TRY_LOCK = 'SELECT pg_try_advisory_xact_lock(7881706654501528832) AS locked';
+
+/** The SQLSTATE of a lock wait that outlasted lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /**
  * A whole read sees one snapshot: READ COMMITTED would let a reload mix two imports. A replica
@@ -124,11 +136,12 @@ export class PostgresClient implements SqlClient {
   private constructor(
     private readonly config: pg.ClientConfig,
     private readonly pool: pg.Pool,
+    private readonly lockWait: LockWait,
   ) {
     this.statements = new PostgresStatements(pool);
   }
 
-  static open(url: string): PostgresClient {
+  static open(url: string, lockWait: LockWait = { timeoutMs: DEFAULT_LOCK_TIMEOUT_MS }): PostgresClient {
     const config: pg.ClientConfig = {
       connectionString: url,
       application_name: 'marquee',
@@ -141,7 +154,7 @@ export class PostgresClient implements SqlClient {
     // An idle connection that the database drops is reported here and then discarded by the
     // pool; the next statement opens a new one or fails, and its caller hears of it.
     pool.on('error', () => {});
-    return new PostgresClient(config, pool);
+    return new PostgresClient(config, pool, lockWait);
   }
 
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
@@ -169,7 +182,7 @@ export class PostgresClient implements SqlClient {
         const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
         if (rows[0]?.locked !== true) throw new DatabaseBusyError();
       } else if (!options.readOnly) {
-        await connection.query(WRITER_LOCK);
+        await this.takeWriterLock(connection);
       }
       const tx = new PostgresTransaction(connection);
       const result = await work(tx).finally(() => tx.end());
@@ -185,6 +198,25 @@ export class PostgresClient implements SqlClient {
       connection.off('error', ignore);
       connection.release(broken);
     }
+  }
+
+  /** Waits for the writer lock as SQLite's writers do: told through `onWait`, and for at most the lock timeout. */
+  private async takeWriterLock(connection: pg.PoolClient): Promise<void> {
+    const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
+    if (rows[0]?.locked === true) return;
+    const { timeoutMs, onWait } = this.lockWait;
+    // A lock_timeout of 0 would wait for ever.
+    if (timeoutMs === 0) throw new LockTimeoutError(timeoutMs);
+    onWait?.();
+    await connection.query("SELECT set_config('lock_timeout', $1, true)", [`${timeoutMs}ms`]);
+    try {
+      await connection.query(WRITER_LOCK);
+    } catch (error) {
+      throw (error as { code?: string }).code === LOCK_NOT_AVAILABLE ? new LockTimeoutError(timeoutMs) : error;
+    }
+    // The writer holds the database now; its other lock waits, such as for a row that another
+    // application holds, stay as the server is configured.
+    await connection.query('SET LOCAL lock_timeout TO DEFAULT');
   }
 
   async notify(channel: string, payload: string): Promise<void> {

@@ -14,6 +14,19 @@ export interface TransactionOptions {
   readonly failIfBusy?: boolean;
 }
 
+/**
+ * How a read-write transaction waits while another writer holds the database: never by
+ * blocking the process, which a server shares with its requests.
+ */
+export interface LockWait {
+  /** How long to wait before failing with LockTimeoutError; 0 fails at once. */
+  readonly timeoutMs: number;
+  /** Called when a transaction finds the database held and starts to wait. */
+  readonly onWait?: () => void;
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
+
 /** A standing interest in a notification channel; `close` ends it. */
 export interface Subscription {
   close(): Promise<void>;
@@ -58,5 +71,21 @@ export class DatabaseBusyError extends Error {
   constructor(message = 'another writer holds the database') {
     super(message);
     this.name = 'DatabaseBusyError';
+  }
+}
+
+/** A read-write transaction waited `timeoutMs` for another writer and gave up; it wrote nothing. */
+export class LockTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`another writer held the database for longer than ${timeoutMs / 1000} s`);
+    this.name = 'LockTimeoutError';
+  }
+}
+
+/** The disk holding the database is full; the transaction that met it was rolled back. */
+export class DatabaseFullError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DatabaseFullError';
   }
 }

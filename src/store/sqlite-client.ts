@@ -1,60 +1,91 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import Database from 'better-sqlite3';
-import { DatabaseBusyError, type SqlClient, type SqlValue, type TransactionOptions } from './sql-client.js';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import {
+  DatabaseBusyError,
+  DatabaseFullError,
+  DEFAULT_LOCK_TIMEOUT_MS,
+  LockTimeoutError,
+  type LockWait,
+  type SqlClient,
+  type SqlValue,
+  type TransactionOptions,
+} from './sql-client.js';
 
+/**
+ * How long SQLite itself may block on the short locks it takes outside a writer's transaction,
+ * such as while another process checkpoints its log on closing. A writer's own wait for another
+ * writer never blocks: it is retried between turns of the event loop.
+ */
 const BUSY_TIMEOUT_MS = 5000;
+const FIRST_RETRY_MS = 50;
+const LONGEST_RETRY_MS = 1000;
 
-/** SQLite through better-sqlite3: WAL, so readers never wait for an import to commit. */
+/** Primary result codes, the low byte of the extended code node:sqlite reports as `errcode`. */
+const SQLITE_BUSY = 5;
+const SQLITE_FULL = 13;
+
+function resultCode(error: unknown): number | undefined {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' ? code & 0xff : undefined;
+}
+
+/** SQLite through Node's own node:sqlite: WAL, so readers never wait for an import to commit. */
 export class SqliteClient implements SqlClient {
   /** SQLite's default collation, BINARY, compares bytes, and UTF-8 bytes order as code points do. */
   readonly exactTextType = 'TEXT';
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, StatementSync>();
   /** Prepared apart from `statements`: a statement returns either objects or arrays, never both. */
-  private readonly arrayStatements = new Map<string, Database.Statement>();
+  private readonly arrayStatements = new Map<string, StatementSync>();
   private inTransaction = false;
 
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(
+    private readonly db: DatabaseSync,
+    private readonly path: string,
+    private readonly lockWait: LockWait,
+  ) {}
 
-  static open(path: string): SqliteClient {
+  static open(path: string, lockWait: LockWait = { timeoutMs: DEFAULT_LOCK_TIMEOUT_MS }): SqliteClient {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    // Several servers and an importer may share the file: wait for a lock instead of failing.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    return new SqliteClient(db);
+    // From the start: turning a new database to WAL takes a lock, which another process opening it
+    // at the same moment may hold.
+    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    return new SqliteClient(db, path, lockWait);
   }
 
-  private statement(sql: string, rows: 'objects' | 'arrays' = 'objects'): Database.Statement {
+  private statement(sql: string, rows: 'objects' | 'arrays' = 'objects'): StatementSync {
     const statements = rows === 'objects' ? this.statements : this.arrayStatements;
     let statement = statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
-      if (rows === 'arrays') statement.raw(true);
+      if (rows === 'arrays') statement.setReturnArrays(true);
       statements.set(sql, statement);
     }
     return statement;
   }
 
   async query<Row>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-    // better-sqlite3 runs on the caller's thread: each query takes its own turn of the event
-    // loop, so a server answers requests between the pages of a long read.
+    // node:sqlite runs on the caller's thread: each query takes its own turn of the event loop,
+    // so a server answers requests between the pages of a long read.
     await nextTurn();
     return this.statement(sql).all(...params) as Row[];
   }
 
   async queryArrays<Row extends readonly SqlValue[]>(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
     await nextTurn();
-    return this.statement(sql, 'arrays').all(...params) as Row[];
+    return this.statement(sql, 'arrays').all(...params) as unknown as Row[];
   }
 
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<void> {
-    const statement = this.statement(sql);
-    if (statement.reader) statement.all(...params);
-    else statement.run(...params);
+    try {
+      this.statement(sql).run(...params);
+    } catch (error) {
+      throw this.explain(error);
+    }
   }
 
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -64,37 +95,65 @@ export class SqliteClient implements SqlClient {
       if (options.failIfBusy) throw new DatabaseBusyError('another transaction is open on this connection');
       throw new Error('SQLite transactions do not nest');
     }
-    // A writer takes the lock up front (IMMEDIATE), so two importers queue instead of
-    // deadlocking; a reader's DEFERRED transaction reads one WAL snapshot and blocks nobody.
-    if (options.readOnly) this.db.exec('BEGIN DEFERRED');
-    else if (options.failIfBusy) this.beginWithoutWaiting();
-    else this.db.exec('BEGIN IMMEDIATE');
+    // Claimed before a writer waits for the lock, so that nothing else begins on this connection meanwhile.
     this.inTransaction = true;
     try {
-      const result = await work(this);
-      this.db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
+      // A writer takes the lock up front (IMMEDIATE), so two importers queue instead of
+      // deadlocking; a reader's DEFERRED transaction reads one WAL snapshot and blocks nobody.
+      if (options.readOnly) this.db.exec('BEGIN DEFERRED');
+      else if (options.failIfBusy) {
+        if (!this.tryBeginWriting()) throw new DatabaseBusyError();
+      } else await this.beginWriting();
+      try {
+        const result = await work(this);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        // SQLite has already rolled back after some errors, such as a full disk; a ROLLBACK then
+        // would fail, and its error would hide the one that matters.
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        throw this.explain(error);
+      }
     } finally {
       this.inTransaction = false;
     }
   }
 
-  /** better-sqlite3 waits for a lock inside the call, blocking every request of the process. */
-  private beginWithoutWaiting(): void {
-    this.db.pragma('busy_timeout = 0');
-    try {
-      this.db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      throw (error as { code?: string }).code === 'SQLITE_BUSY' ? new DatabaseBusyError() : error;
-    } finally {
-      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  /** Takes the write lock, trying again after short pauses until the lock timeout has passed. */
+  private async beginWriting(): Promise<void> {
+    const { timeoutMs, onWait } = this.lockWait;
+    const deadline = performance.now() + timeoutMs;
+    for (let pauseMs = FIRST_RETRY_MS; ; pauseMs = Math.min(pauseMs * 2, LONGEST_RETRY_MS)) {
+      if (this.tryBeginWriting()) return;
+      const leftMs = deadline - performance.now();
+      if (leftMs <= 0) throw new LockTimeoutError(timeoutMs);
+      if (pauseMs === FIRST_RETRY_MS) onWait?.();
+      await sleep(Math.min(pauseMs, leftMs));
     }
   }
 
+  /** BEGIN IMMEDIATE without SQLite's own wait, which would block every request of the process. */
+  private tryBeginWriting(): boolean {
+    this.db.exec('PRAGMA busy_timeout = 0');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (resultCode(error) === SQLITE_BUSY) return false;
+      throw error;
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  /** SQLite's "database or disk is full" told as what the operator must act on. */
+  private explain(error: unknown): unknown {
+    if (resultCode(error) !== SQLITE_FULL) return error;
+    return new DatabaseFullError(`the disk holding ${this.path} is full (SQLITE_FULL)`, { cause: error });
+  }
+
   async close(): Promise<void> {
-    this.db.close();
+    // Closing twice does nothing, as with PostgreSQL.
+    if (this.db.isOpen) this.db.close();
   }
 }
