@@ -122,6 +122,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       }
       socket.destroy();
     },
+    // Given a pino instance, fastify's type carries pino's Logger; the rest of the code needs only fastify's logger interface.
   }) as unknown as FastifyInstance;
 
   // No route reads a request body, so none is parsed or refused for its media type.
