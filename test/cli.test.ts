@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { DEMO, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
+import { DEMO, demoDatabase, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,13 +22,6 @@ async function writeJson(name: string, value: unknown): Promise<string> {
   return file;
 }
 
-
-async function demoDatabase(): Promise<string> {
-  const database = await freshDatabase();
-  const result = await runCli(['import', '--database', database, DEMO]);
-  assert.equal(result.status, 0, result.stderr);
-  return database;
-}
 
 describe('marquee import', () => {
   test('loads films and packages from one call and says how many', async () => {

@@ -120,6 +120,14 @@ export async function startTestApp(
   return { app, db, live, tokens, database };
 }
 
+/** A fresh database holding the demo catalogue, imported through the command line. */
+export async function demoDatabase(): Promise<string> {
+  const database = await freshDatabase();
+  const result = await runCli(['import', '--database', database, DEMO]);
+  if (result.status !== 0) throw new Error(`the demo import failed: ${result.stderr}`);
+  return database;
+}
+
 /** The catalogue as `marquee export` writes it: the API's own answers, by file name (`films`, `site`, …). */
 export async function exportCatalogue(database: string, format = 'json'): Promise<Record<string, string> & { films: string }> {
   const out = join(await tempDir(), 'export');

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { wallClockTime } from '../src/catalogue/site-time.js';
-import { DEMO, DEMO_FILES, DEMO_ZONE, demoRecords, exportCatalogue, freshDatabase, runCli, serve, tempDir } from './helpers.js';
+import { DEMO, DEMO_FILES, DEMO_ZONE, demoDatabase, demoRecords, exportCatalogue, freshDatabase, runCli, serve, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -29,13 +29,6 @@ async function writeJson(name: string, value: unknown): Promise<string> {
   const file = join(work, name);
   await writeFile(file, JSON.stringify(value));
   return file;
-}
-
-async function demoDatabase(): Promise<string> {
-  const database = await freshDatabase();
-  const result = await runCli(['import', '--database', database, DEMO]);
-  assert.equal(result.status, 0, result.stderr);
-  return database;
 }
 
 function session(id: number): Json {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { DEMO, exportCatalogue, freshDatabase, runCli, tempDir, type CliResult } from './helpers.js';
+import { DEMO, demoDatabase, exportCatalogue, runCli, tempDir, type CliResult } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -13,13 +13,6 @@ before(async () => {
   demoFilms = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Json[];
   work = await tempDir();
 });
-
-async function demoDatabase(): Promise<string> {
-  const database = await freshDatabase();
-  const result = await runCli(['import', '--database', database, DEMO]);
-  assert.equal(result.status, 0, result.stderr);
-  return database;
-}
 
 /**
  * Imports with a heap of 48 MB (the demo needs less than 32): a reader that held the input
