@@ -36,17 +36,23 @@ function renderFigures(results: BenchResults, file: string): string {
       'Ratios are Marquee ÷ the other server, the median of the rounds with the quartiles in brackets.',
     '',
   ];
-  const plain = against('plain fastify');
-  if (plain.length > 0) {
-    lines.push('Marquee ÷ plain fastify:', '');
+  /** Marquee against one other server; `p50` adds Marquee's median latency, as the ceiling's table shows it. */
+  const comparison = (name: ScenarioResult['against'], title: string, other: string, p50: boolean): void => {
+    const rows = against(name);
+    if (rows.length === 0) return;
+    const marquee = p50 ? ['requests/s', 'p50', 'p99'] : ['Marquee requests/s', 'Marquee p99'];
+    const header = ['films', 'scenario', ...marquee, `${other} requests/s`, `${other} p99`, 'ratio in turn', 'ratio on a shared core'];
+    const align = ['---:', '---', ...header.slice(2).map(() => '---:')].join('|');
+    lines.push(`${title}:`, '');
     lines.push(
       ...table(
-        ['films', 'scenario', 'Marquee requests/s', 'Marquee p99', 'plain fastify requests/s', 'plain fastify p99', 'ratio in turn', 'ratio on a shared core'],
-        '---:|---|---:|---:|---:|---:|---:|---:',
-        plain.map((r) => [
+        header,
+        align,
+        rows.map((r) => [
           count(r.films),
           scenario(r),
           count(r.marquee.requestsPerSecond),
+          ...(p50 ? [ms(r.marquee.p50Ms)] : []),
           ms(r.marquee.p99Ms),
           count(r.baseline.requestsPerSecond),
           ms(r.baseline.p99Ms),
@@ -56,29 +62,9 @@ function renderFigures(results: BenchResults, file: string): string {
       ),
       '',
     );
-  }
-  const ceiling = against('ceiling');
-  if (ceiling.length > 0) {
-    lines.push('Marquee ÷ ceiling:', '');
-    lines.push(
-      ...table(
-        ['films', 'scenario', 'requests/s', 'p50', 'p99', 'ceiling requests/s', 'ceiling p99', 'ratio in turn', 'ratio on a shared core'],
-        '---:|---|---:|---:|---:|---:|---:|---:|---:',
-        ceiling.map((r) => [
-          count(r.films),
-          scenario(r),
-          count(r.marquee.requestsPerSecond),
-          ms(r.marquee.p50Ms),
-          ms(r.marquee.p99Ms),
-          count(r.baseline.requestsPerSecond),
-          ms(r.baseline.p99Ms),
-          ratio(r.ratio, r.ratioQuartiles),
-          ratio(r.sharedCore.ratio, r.sharedCore.quartiles),
-        ]),
-      ),
-      '',
-    );
-  }
+  };
+  comparison('plain fastify', 'Marquee ÷ plain fastify', 'plain fastify', false);
+  comparison('ceiling', 'Marquee ÷ ceiling', 'ceiling', true);
   for (const size of results.sizes) {
     const reload = size.reload === undefined ? '' : `; replacing every film is in service ${count(size.reload.reloadMs)} ms after the server sees it, p99 under load meanwhile ${ms(size.reload.p99Ms)}, slowest request ${ms(size.reload.maxLatencyMs)}`;
     lines.push(`- ${count(size.films)} films: ready ${count(size.readyMs)} ms after start, ${size.rssMb.toFixed(1)} MB RSS right after load${reload}.`);

@@ -41,7 +41,7 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
   return files;
 }
 
-export function describeCounts(kind: string, counts: ChangeCounts): string {
+function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 
