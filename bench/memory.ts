@@ -4,8 +4,10 @@
  *
  * - retained: heap and buffers still reachable after a full garbage collection, measured in this
  *   process around loading the catalogue (needs --expose-gc, which `npm run bench` passes);
- * - server RSS: the resident memory of a real `marquee serve` child once it listens with the
- *   catalogue loaded, less that of one serving an empty catalogue.
+ * - server RSS: the resident memory of a real `marquee serve` child once it has answered the film
+ *   list (which publishes the catalogue), less that of one serving an empty catalogue.
+ *
+ * Beside them, what the server counts against its memory budget (`--cache-memory`) for the catalogue.
  *
  * `npm run bench` runs it last (its `--memory-films` and `--memory-database`). The database must
  * be one that may be overwritten: its default customer is replaced.
@@ -41,11 +43,16 @@ async function writeFilms(file: string, count: number): Promise<void> {
   await writeFile(file, JSON.stringify(films));
 }
 
-/** Resident memory, in bytes, of a server on `database` once it listens. */
+/** Resident memory, in bytes, of a server on `database` once it has answered the film list. */
 async function serverRss(database: string): Promise<number> {
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'marquee.js'), 'serve', '--port', '0', '--database', database], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) if (/listening at/.test(line)) break;
+  for await (const line of lines) {
+    const url = /listening at (http:\/\/[^"]+)/.exec(line)?.[1];
+    if (url === undefined) continue;
+    await (await fetch(`${url}/v4/film`)).arrayBuffer();
+    break;
+  }
   // Let start-up garbage settle before reading.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
@@ -59,6 +66,8 @@ export interface MemoryRow {
   readonly films: number;
   /** Heap and buffers still reachable after a full garbage collection, added by loading the catalogue. */
   readonly retainedMiB: number;
+  /** What the server counts against its memory budget for the catalogue; absent from results older than the budget. */
+  readonly countedMiB: number;
   /** The resident memory of a server with the catalogue, less that of one serving an empty catalogue. */
   readonly serverRssMiB: number;
 }
@@ -89,11 +98,12 @@ export async function measureMemory(sizes: readonly number[], databaseSpec: stri
       await writeFilms(file, count);
       await importFiles(db, { customer: 'default', files: [file], replace: true });
       const before = retainedBytes(collect);
-      const live = new LiveCatalogue(db, new XmlWriter());
+      const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: Infinity });
       await live.refresh();
+      const published = await live.published('default');
       const retained = retainedBytes(collect) - before;
-      if (live.published('default').filmCount !== count) throw new Error('the catalogue did not load');
-      rows.push({ films: count, retainedMiB: mib(retained), serverRssMiB: mib((await serverRss(database)) - emptyRss) });
+      if (published.filmCount !== count) throw new Error('the catalogue did not load');
+      rows.push({ films: count, retainedMiB: mib(retained), countedMiB: mib(published.bytes), serverRssMiB: mib((await serverRss(database)) - emptyRss) });
     }
     await db.close();
     return { database: parseDatabaseSpec(database).kind, emptyServerRssMiB: mib(emptyRss), rows };

@@ -477,7 +477,7 @@ async function main(): Promise<void> {
     for (const row of memory.rows) {
       const perThousand = (mib: number) => ((mib / row.films) * 1000).toFixed(1);
       console.log(
-        `${String(row.films).padStart(6)} films: retained ${row.retainedMiB.toFixed(1)} MiB (${perThousand(row.retainedMiB)} per 1,000 films), server RSS ${row.serverRssMiB.toFixed(1)} MiB above an empty server (${perThousand(row.serverRssMiB)} per 1,000 films)`,
+        `${String(row.films).padStart(6)} films: retained ${row.retainedMiB.toFixed(1)} MiB (${perThousand(row.retainedMiB)} per 1,000 films), counted ${row.countedMiB.toFixed(1)} MiB, server RSS ${row.serverRssMiB.toFixed(1)} MiB above an empty server (${perThousand(row.serverRssMiB)} per 1,000 films)`,
       );
     }
     const endLoad = loadavg();

@@ -156,6 +156,14 @@ export const SETTINGS = {
     defaultText: '250',
     parse: integerIn(10, 3_600_000),
   },
+  cacheMemory: {
+    flag: 'cache-memory',
+    env: 'MARQUEE_CACHE_MEMORY',
+    valueName: 'SIZE',
+    description: "memory the published catalogues may hold, such as 512MiB; beyond it the least recently asked customer's is let go until its next request",
+    defaultText: '1GiB',
+    parse: byteSize,
+  },
   rateLimit: {
     flag: 'rate-limit',
     env: 'MARQUEE_RATE_LIMIT',

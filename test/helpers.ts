@@ -97,6 +97,8 @@ export interface TestAppOptions {
   readonly rateLimit?: RatePolicy;
   readonly corsOrigins?: readonly string[];
   readonly metricsCustomers?: boolean;
+  /** What the published catalogues may hold; a gibibyte unless given. */
+  readonly cacheMemoryBytes?: number;
 }
 
 /** The app over a fresh database holding `files` (the demo catalogue by default). */
@@ -107,11 +109,12 @@ export async function startTestApp(
   const database = await freshDatabase();
   const db = await openDatabase(parseDatabaseSpec(database));
   if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
-  const live = new LiveCatalogue(db, new XmlWriter());
+  const { cacheMemoryBytes = 2 ** 30, ...appOptions } = options;
+  const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: cacheMemoryBytes });
   await live.refresh();
   const tokens = new LiveTokens(db);
   await tokens.refresh();
-  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', ...options });
+  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', ...appOptions });
   atEnd(async () => {
     await app.close();
     await tokens.stop();

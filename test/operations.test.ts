@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { XmlWriter } from '../src/formats/xml-writer.js';
+import { issueToken } from '../src/access/manage-tokens.js';
 import { buildApp } from '../src/http/app.js';
 import { LATENCY_BUCKETS } from '../src/observability/metrics.js';
 import { importFiles } from '../src/import/import-files.js';
@@ -10,61 +11,9 @@ import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { DEMO, atEnd, freshDatabase, startTestApp, tempDir } from './helpers.js';
+import { find, parseMetrics, value } from './metrics-text.js';
 
 type Json = Record<string, unknown>;
-
-/** One sample of a Prometheus text exposition. */
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-/**
- * Reads a Prometheus text exposition strictly: every sample belongs to a family announced by
- * HELP and TYPE lines, every line has the right form, and no series appears twice.
- */
-function parseMetrics(text: string): { readonly samples: Sample[]; readonly types: ReadonlyMap<string, string> } {
-  const types = new Map<string, string>();
-  const helped = new Set<string>();
-  const samples: Sample[] = [];
-  const seen = new Set<string>();
-  assert.ok(text.endsWith('\n'), 'the exposition ends with a newline');
-  for (const line of text.slice(0, -1).split('\n')) {
-    // Empty lines are allowed between families, and ignored.
-    if (line === '') continue;
-    const help = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/.exec(line);
-    const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary)$/.exec(line);
-    if (help?.[1]) helped.add(help[1]);
-    else if (type?.[1] && type[2]) types.set(type[1], type[2]);
-    else {
-      const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|\+Inf|[Nn]a[Nn])$/.exec(line);
-      assert.ok(sample?.[1] && sample[3], `a well-formed sample line: ${line}`);
-      const labels: Record<string, string> = {};
-      for (const pair of (sample[2] ?? '').match(/[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"/g) ?? []) {
-        const at = pair.indexOf('=');
-        labels[pair.slice(0, at)] = pair.slice(at + 2, -1);
-      }
-      const family = sample[1].replace(/_(bucket|sum|count)$/, '');
-      const name = types.has(sample[1]) ? sample[1] : family;
-      assert.ok(types.has(name) && helped.has(name), `${sample[1]} follows HELP and TYPE lines`);
-      assert.ok(!seen.has(line.slice(0, line.lastIndexOf(' '))), `one sample per series: ${line}`);
-      seen.add(line.slice(0, line.lastIndexOf(' ')));
-      samples.push({ name: sample[1], labels, value: Number(sample[3].replace('+Inf', 'Infinity')) });
-    }
-  }
-  return { samples, types };
-}
-
-function find(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): Sample[] {
-  return samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
-}
-
-function value(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
-  const matching = find(samples, name, labels);
-  assert.ok(matching.length <= 1, `one ${name} ${JSON.stringify(labels)}`);
-  return matching[0]?.value;
-}
 
 describe('GET /healthz and /readyz', () => {
   test('a loaded server is alive and ready', async () => {
@@ -78,10 +27,10 @@ describe('GET /healthz and /readyz', () => {
     assert.equal(ready.headers['cache-control'], 'no-store');
   });
 
-  test('readiness is 503 until the catalogue is loaded, while the process is alive', async () => {
+  test('readiness is 503 until the database has been read, while the process is alive', async () => {
     const db = await openDatabase(parseDatabaseSpec(await freshDatabase()));
     await importFiles(db, { customer: 'default', files: [join(DEMO, 'films.json')], replace: true });
-    const live = new LiveCatalogue(db, new XmlWriter());
+    const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: 2 ** 30 });
     const tokens = new LiveTokens(db);
     await tokens.refresh();
     const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache' });
@@ -94,23 +43,24 @@ describe('GET /healthz and /readyz', () => {
     const before = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(before.statusCode, 503);
     assert.equal(before.headers['content-type'], 'application/problem+json; charset=utf-8');
-    assert.deepEqual(before.json(), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The catalogue is not loaded yet.' });
+    assert.deepEqual(before.json(), { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The database has not been read yet.' });
     const xml = await app.inject({ method: 'GET', url: '/readyz', headers: { accept: 'application/xml' } });
     assert.equal(xml.headers['content-type'], 'application/problem+xml; charset=utf-8');
-    assert.match(xml.body, /<status>503<\/status><detail>The catalogue is not loaded yet\.<\/detail>/);
+    assert.match(xml.body, /<status>503<\/status><detail>The database has not been read yet\.<\/detail>/);
 
     await live.refresh();
     assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
   });
 
-  test('readiness is 503 while the database does not answer, and the answers go on', async () => {
+  test('readiness is 503 while the database does not answer, and the answers held go on', async () => {
     const { app, db, live } = await startTestApp();
+    assert.equal((await app.inject({ method: 'GET', url: '/v4/film' })).statusCode, 200, 'publishes the catalogue');
     await db.close();
     await assert.rejects(live.refresh());
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(ready.statusCode, 503);
     assert.equal(ready.json<Json>()['detail'], 'The database does not answer.');
-    assert.equal((await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).statusCode, 200, 'the loaded catalogue is still served');
+    assert.equal((await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).statusCode, 200, 'the catalogue held is still served');
     assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
   });
 
@@ -178,42 +128,55 @@ describe('GET /metrics', () => {
   });
 
   test('shows no customer key unless the operator asks for per-customer series', async () => {
-    const { app, db, live } = await startTestApp();
+    const { app, db, live, tokens } = await startTestApp();
     await importFiles(db, { customer: 'odeon-leeds', files: [join(DEMO, 'films.json')], replace: true });
     await live.refresh();
+    for (const customer of ['default', 'odeon-leeds']) {
+      const { token } = await issueToken(db, { customer, label: null });
+      await tokens.refresh();
+      assert.equal((await app.inject({ method: 'GET', url: '/v4/film', headers: { veeziaccesstoken: token } })).statusCode, 200, 'publishes the catalogue');
+    }
     const response = await app.inject({ method: 'GET', url: '/metrics' });
     assert.doesNotMatch(response.body, /customer=|odeon-leeds/);
     const { samples } = parseMetrics(response.body);
     assert.equal(value(samples, 'marquee_catalogues'), 2);
     assert.equal(value(samples, 'marquee_catalogue_films'), 72, 'the films of every customer, summed');
+    assert.ok((value(samples, 'marquee_catalogue_bytes') ?? 0) > 100_000, 'the memory both catalogues hold');
     assert.equal(value(samples, 'marquee_catalogue_version'), undefined, 'a version is a figure of one catalogue');
   });
 
-  test('tells each catalogue\'s version, age and record counts with --metrics-customers, and counts reloads as imports arrive', async () => {
+  test('tells each catalogue\'s version, age and record counts with --metrics-customers, and counts builds as imports arrive', async () => {
     const { app, db, live } = await startTestApp(undefined, { metricsCustomers: true });
     const scrape = async () => parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body).samples;
     let samples = await scrape();
+    assert.equal(value(samples, 'marquee_catalogues'), 0, 'a catalogue is published on its first request');
+    assert.equal(value(samples, 'marquee_catalogue_builds_total'), 0);
+    const film = (await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).json<Json>();
+    samples = await scrape();
     const customer = { customer: 'default' };
     assert.equal(value(samples, 'marquee_catalogue_version', customer), 1);
     assert.equal(value(samples, 'marquee_catalogue_films', customer), 36);
     assert.equal(value(samples, 'marquee_catalogue_packages', customer), 8);
-    assert.equal(value(samples, 'marquee_catalogue_reloads_total', customer), 1);
+    assert.equal(value(samples, 'marquee_catalogue_builds_total'), 1);
+    assert.ok((value(samples, 'marquee_catalogue_build_seconds_total') ?? 0) > 0);
+    assert.equal(value(samples, 'marquee_catalogue_evictions_total'), 0);
+    assert.equal(value(samples, 'marquee_catalogue_memory_budget_bytes'), 2 ** 30);
+    assert.ok((value(samples, 'marquee_catalogue_bytes', customer) ?? 0) > 100_000);
     assert.equal(value(samples, 'marquee_catalogue_refresh_failures_total'), 0);
     assert.equal(value(samples, 'marquee_ready'), 1);
     const age = value(samples, 'marquee_catalogue_age_seconds', customer) ?? -1;
     assert.ok(age >= 0 && age < 60, `the import just happened: ${age}`);
 
     const file = join(await tempDir(), 'one-more.json');
-    const film = (await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).json<Json>();
     await writeFile(file, JSON.stringify({ ...film, Id: 'NEW-1' }));
     await importFiles(db, { customer: 'default', files: [file], replace: false });
     await live.refresh();
     samples = await scrape();
     assert.equal(value(samples, 'marquee_catalogue_version', customer), 2);
     assert.equal(value(samples, 'marquee_catalogue_films', customer), 37);
-    assert.equal(value(samples, 'marquee_catalogue_reloads_total', customer), 2);
+    assert.equal(value(samples, 'marquee_catalogue_builds_total'), 2, 'a held catalogue is built again when it changes');
     await live.refresh();
-    assert.equal(value(await scrape(), 'marquee_catalogue_reloads_total', customer), 2, 'a look that finds nothing new is not a reload');
+    assert.equal(value(await scrape(), 'marquee_catalogue_builds_total'), 2, 'a look that finds nothing new builds nothing');
   });
 });
 

@@ -253,9 +253,10 @@ describe('every new path follows the rules of every path', () => {
       assert.equal((await get(demo, path, { 'if-none-match': String(response.headers['etag']) })).statusCode, 304, path);
       assert.match(varyOf(response), /^Accept/);
     }
-    const list = await get(demo, '/v1/session', { 'accept-encoding': 'gzip' });
+    // A list this large is compressed in the background, from its first compressed request on.
+    let list = await get(demo, '/v1/session', { 'accept-encoding': 'gzip' });
+    await waitFor(async () => (list = await get(demo, '/v1/session', { 'accept-encoding': 'gzip' })).headers['content-encoding'] === 'gzip', 10_000);
     const identity = await get(demo, '/v1/session');
-    assert.equal(list.headers['content-encoding'], 'gzip');
     assert.deepEqual(gunzipSync(list.rawPayload), identity.rawPayload);
     assert.notEqual(list.headers['etag'], identity.headers['etag']);
   });

@@ -18,6 +18,7 @@ export const SERVE_COMMAND: CommandSpec = {
     'xmlNamespace',
     'cacheControl',
     'pollInterval',
+    'cacheMemory',
     'rateLimit',
     'rateBurst',
     'corsOrigins',

@@ -1,13 +1,14 @@
 /**
  * Every answer of one catalogue snapshot, prebuilt in JSON and XML: each collection's list and
  * each of its records, and the site. Lists are joined from the bytes of the records already
- * written; building yields to the event loop now and then, so requests answered from the
- * previous snapshot never wait long while a new one is built. The web sessions' list alone
- * follows the clock (see `WebSessions`).
+ * written; building yields to the event loop now and then, so requests answered meanwhile never
+ * wait long. The web sessions' list alone follows the clock (see `WebSessions`). What the
+ * answers hold in memory is counted, for the server's memory budget.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
+import { HeldBytes } from './held-bytes.js';
 import type { Representations } from './representation.js';
 import { WebSessions } from './web-sessions.js';
 import {
@@ -51,13 +52,20 @@ const COLLECTIONS = {
 
 export type CollectionName = keyof typeof COLLECTIONS;
 
-async function publish<T>({ shape, records, key }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<PublishedCollection> {
+/**
+ * What a record's answers hold beside their bytes: the objects, the map entry and the ETags once
+ * hashed, about 500 bytes a record as measured on Node.js 24 (`bench/memory.ts`).
+ */
+const BYTES_PER_RECORD = 500;
+
+async function publish<T>({ shape, records, key }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<PublishedCollection> {
   const all = records(snapshot);
-  const written = await writeRecords(shape, all, xml, new ByteSlabs());
+  const written = await writeRecords(shape, all, xml, new ByteSlabs(held));
   const items = new Map<string, Representations>();
-  written.forEach((record, index) => items.set(String(key(all[index] as T)), itemOf(record)));
+  written.forEach((record, index) => items.set(String(key(all[index] as T)), itemOf(record, held)));
+  held.add(all.length * BYTES_PER_RECORD);
   await nextTurn();
-  return { list: listOf(shape, written, xml), items };
+  return { list: listOf(shape, written, xml, held), items };
 }
 
 /**
@@ -72,14 +80,21 @@ export class PublishedCatalogue {
     /** Null until a site is imported. */
     readonly site: Representations | null,
     readonly webSessions: WebSessions,
+    private readonly held: HeldBytes,
   ) {}
 
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<PublishedCatalogue> {
+    const held = new HeldBytes();
     const collections: Partial<Record<CollectionName, PublishedCollection>> = {};
-    for (const name of Object.keys(COLLECTIONS) as CollectionName[]) collections[name] = await publish(COLLECTIONS[name] as Collection<unknown>, snapshot, xml);
-    const site = snapshot.site === null ? null : itemOf((await writeRecords(SITE_SHAPE, [snapshot.site], xml, new ByteSlabs()))[0] as WrittenRecord);
-    const webSessions = await WebSessions.publish(snapshot, xml);
-    return new PublishedCatalogue(snapshot.version, collections as Record<CollectionName, PublishedCollection>, site, webSessions);
+    for (const name of Object.keys(COLLECTIONS) as CollectionName[]) collections[name] = await publish(COLLECTIONS[name] as Collection<unknown>, snapshot, xml, held);
+    const site = snapshot.site === null ? null : itemOf((await writeRecords(SITE_SHAPE, [snapshot.site], xml, new ByteSlabs(held)))[0] as WrittenRecord, held);
+    const webSessions = await WebSessions.publish(snapshot, xml, held);
+    return new PublishedCatalogue(snapshot.version, collections as Record<CollectionName, PublishedCollection>, site, webSessions, held);
+  }
+
+  /** The memory its answers hold, compressed forms made since publication included. */
+  get bytes(): number {
+    return this.held.bytes;
   }
 
   get filmCount(): number {
@@ -88,19 +103,6 @@ export class PublishedCatalogue {
 
   get packageCount(): number {
     return this.collections.package.items.size;
-  }
-
-  /**
-   * Compresses the lists, one at a time in the thread pool. Run after the catalogue is in
-   * service: until a list's compressed form is ready it is sent uncompressed, and compressing
-   * one body at a time leaves the event loop its share of a busy core.
-   */
-  async precompressLists(): Promise<void> {
-    for (const { list } of Object.values(this.collections)) {
-      await list.json.precompress();
-      await list.xml.precompress();
-    }
-    await this.webSessions.precompress(Date.now());
   }
 
   list(name: CollectionName): Representations {

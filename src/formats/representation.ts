@@ -5,6 +5,7 @@
 import { hash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import type { HeldBytes } from './held-bytes.js';
 
 export type FormatName = 'json' | 'xml';
 export type ContentCoding = 'br' | 'gzip';
@@ -16,7 +17,7 @@ export interface EncodedBody {
 
 /** Bodies smaller than this gain too little from compression to be worth the work. */
 const MIN_COMPRESSIBLE_BYTES = 1024;
-/** Larger bodies are compressed ahead, off the request path (about a millisecond of work). */
+/** Larger bodies are compressed in the background, off the request path (about a millisecond of work). */
 const MAX_COMPRESSED_ON_REQUEST = 64 * 1024;
 
 // Quality 5 and level 6 compress a catalogue list in tens of milliseconds; the highest
@@ -34,16 +35,27 @@ const compressSync: Readonly<Record<ContentCoding, (body: Buffer) => Buffer>> = 
 const CODINGS: readonly ContentCoding[] = ['br', 'gzip'];
 
 export class Representation {
-  readonly etag: string;
+  /**
+   * Hashed on first use: a catalogue is published whole when one of its answers is asked for,
+   * and most of its records are never asked for before it is published again.
+   */
+  private tag: string | undefined;
   /**
    * Compressed forms once made; null where compression did not pay. A cache, never a change of
-   * content, made on the first compression: most records are never asked for compressed, and a
-   * map for each of them made a reload's garbage collections copy thousands more objects.
+   * content, made on the first compressed request: most records are never asked for compressed,
+   * and a map for each of them made a publication's garbage collections copy thousands more objects.
    */
   private encodings: Map<ContentCoding, EncodedBody | null> | undefined;
+  private compressing = false;
 
-  constructor(readonly body: Buffer) {
-    this.etag = `"${hash('sha1', body, 'base64url')}"`;
+  /** `held` counts the compressed forms as they are made. */
+  constructor(
+    readonly body: Buffer,
+    private readonly held?: HeldBytes,
+  ) {}
+
+  get etag(): string {
+    return (this.tag ??= `"${hash('sha1', this.body, 'base64url')}"`);
   }
 
   get compressible(): boolean {
@@ -51,27 +63,33 @@ export class Representation {
   }
 
   /**
-   * The body in `coding`, or undefined when it is not (yet) worth sending. A record is compressed
-   * on its first compressed request; a list only ahead, by `precompress`, since compressing
-   * megabytes on the request path would stall every other request.
+   * The body in `coding`, or undefined when it is not (yet) worth sending. A small body is
+   * compressed on its first compressed request; a large one in the thread pool, begun by that
+   * request, since compressing megabytes on the request path would stall every other request.
    */
   encoded(coding: ContentCoding): EncodedBody | undefined {
     if (!this.compressible) return undefined;
     const encoded = this.encodings?.get(coding);
     if (encoded !== undefined) return encoded ?? undefined;
-    if (this.body.length > MAX_COMPRESSED_ON_REQUEST) return undefined;
+    if (this.body.length > MAX_COMPRESSED_ON_REQUEST) return void this.compressInBackground();
     return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
   }
 
-  /** Compresses in the thread pool, off the event loop, one coding after the other. */
-  async precompress(): Promise<void> {
-    if (!this.compressible) return;
-    for (const coding of CODINGS) this.keep(coding, await compressAsync[coding](this.body));
+  /** Compresses in every coding, one after the other, once; the body goes out as it is meanwhile. */
+  private compressInBackground(): void {
+    if (this.compressing) return;
+    this.compressing = true;
+    void (async () => {
+      for (const coding of CODINGS) this.keep(coding, await compressAsync[coding](this.body));
+    })().catch(() => {
+      // Only a lack of memory makes zlib fail: the body goes on being sent as it is, which every client takes.
+    });
   }
 
   private keep(coding: ContentCoding, compressed: Buffer): EncodedBody | null {
     // Under ~10 % saved, the identity body is as good and spares the client the decoding.
     const encoded = compressed.length < this.body.length * 0.9 ? { body: compressed, etag: `${this.etag.slice(0, -1)}-${coding}"` } : null;
+    if (encoded !== null) this.held?.add(compressed.length);
     this.encodings ??= new Map();
     this.encodings.set(coding, encoded);
     return encoded;

@@ -8,6 +8,7 @@ import type { Session } from '../catalogue/model.js';
 import { ianaZoneOf, instantOf } from '../catalogue/site-time.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
+import type { HeldBytes } from './held-bytes.js';
 import type { Representations } from './representation.js';
 import { WEB_SESSION_SHAPE } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
@@ -34,30 +35,36 @@ export class WebSessions {
     /** In the order of sessions. */
     private readonly sessions: readonly OnSale[],
     private readonly xml: XmlWriter,
+    private readonly held: HeldBytes | undefined,
   ) {
     this.byId = new Map(sessions.map((session) => [session.id, session]));
   }
 
-  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<WebSessions> {
+  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held?: HeldBytes): Promise<WebSessions> {
     // Sessions need the site, whose zone the import checked; with no site there are none.
     const zone = snapshot.site === null ? undefined : ianaZoneOf(snapshot.site.timeZoneIdentifier);
     const sessions = zone === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
-    const written = await writeRecords(WEB_SESSION_SHAPE, sessions, xml, new ByteSlabs());
+    const written = await writeRecords(WEB_SESSION_SHAPE, sessions, xml, new ByteSlabs(held));
     return new WebSessions(
       sessions.map((session, index) => {
         const record = written[index] as WrittenRecord;
-        return { id: String(session.id), cutOff: instantOf(session.salesCutOffTime, zone as string), written: record, item: itemOf(record) };
+        return { id: String(session.id), cutOff: instantOf(session.salesCutOffTime, zone as string), written: record, item: itemOf(record, held) };
       }),
       xml,
+      held,
     );
   }
 
-  /** The list of the sessions on sale at `now`, joined anew once a cut-off has passed. */
+  /**
+   * The list of the sessions on sale at `now`, joined anew once a cut-off has passed. Each list
+   * joined is counted as held though the one before it is let go: the count only grows, by a
+   * shrinking list at each cut-off, and a catalogue counted too large is let go sooner.
+   */
   list(now: number): Representations {
     if (this.current === undefined || now >= this.current.until) {
       const onSale = this.sessions.filter((session) => session.cutOff > now);
       const until = onSale.reduce((first, session) => Math.min(first, session.cutOff), Infinity);
-      this.current = { list: listOf(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml), until };
+      this.current = { list: listOf(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held), until };
     }
     return this.current.list;
   }
@@ -66,18 +73,5 @@ export class WebSessions {
   item(id: string, now: number): Representations | undefined {
     const session = this.byId.get(id);
     return session !== undefined && session.cutOff > now ? session.item : undefined;
-  }
-
-  /** When the list next changes: the first cut-off after `now`; Infinity when none is ahead. */
-  nextChange(now: number): number {
-    this.list(now);
-    return (this.current as { readonly until: number }).until;
-  }
-
-  /** Compresses the list on sale at `now`, in the thread pool. */
-  async precompress(now: number): Promise<void> {
-    const list = this.list(now);
-    await list.json.precompress();
-    await list.xml.precompress();
   }
 }

@@ -4,6 +4,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ByteSlabs } from './byte-slabs.js';
+import type { HeldBytes } from './held-bytes.js';
 import { jsonArray, jsonRecord } from './json-writer.js';
 import { Representation, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
@@ -28,15 +29,15 @@ export async function writeRecords<T>(shape: WireShape<T>, records: readonly T[]
   return written;
 }
 
-/** A list of records already written, in each format. */
-export function listOf(shape: Pick<WireShape<unknown>, 'name'>, records: readonly WrittenRecord[], xml: XmlWriter): Representations {
-  return {
-    json: new Representation(jsonArray(records.map((record) => record.json))),
-    xml: new Representation(xml.arrayDocument(shape, records.map((record) => record.xml.children))),
-  };
+/** A list of records already written, in each format; `held` counts the bytes it joins. */
+export function listOf(shape: Pick<WireShape<unknown>, 'name'>, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes): Representations {
+  const json = jsonArray(records.map((record) => record.json));
+  const document = xml.arrayDocument(shape, records.map((record) => record.xml.children));
+  held?.add(json.length + document.length);
+  return { json: new Representation(json, held), xml: new Representation(document, held) };
 }
 
-/** A record already written, in each format. */
-export function itemOf(record: WrittenRecord): Representations {
-  return { json: new Representation(record.json), xml: new Representation(record.xml.document) };
+/** A record already written, in each format: views of bytes its slabs already counted. */
+export function itemOf(record: WrittenRecord, held?: HeldBytes): Representations {
+  return { json: new Representation(record.json, held), xml: new Representation(record.xml.document, held) };
 }

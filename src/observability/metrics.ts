@@ -7,7 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PACKAGE_VERSION } from '../package-version.js';
-import type { CatalogueMonitor, ServedCatalogue } from '../http/served-catalogues.js';
+import type { CatalogueMonitor, CatalogueStatistics, HeldCatalogue } from '../http/served-catalogues.js';
 
 /**
  * Upper bounds of the latency buckets, in seconds. Answers are prebuilt, so most take well under
@@ -76,33 +76,46 @@ function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonit
   new Gauge({ name: 'marquee_build_info', help: 'Always 1; the version label names the release.', labelNames: ['version'] as const, registers }).set({ version: PACKAGE_VERSION }, 1);
   new Gauge({
     name: 'marquee_ready',
-    help: '1 when the catalogues are loaded and the database answers, else 0.',
+    help: '1 once the database has been read and while it answers, else 0.',
     registers,
     collect() {
       const health = catalogues.health();
-      this.set(health.loaded && health.databaseAnswering ? 1 : 0);
-    },
-  });
-  new Counter({
-    name: 'marquee_catalogue_refresh_failures_total',
-    help: 'Looks at the database for a new catalogue that failed.',
-    registers,
-    collect() {
-      this.reset();
-      this.inc(catalogues.statistics().failedRefreshes);
-    },
-  });
-  new Gauge({
-    name: 'marquee_catalogues',
-    help: 'Customers whose catalogue this server answers from.',
-    registers,
-    collect() {
-      this.set(catalogues.statistics().catalogues.length);
+      this.set(health.started && health.databaseAnswering ? 1 : 0);
     },
   });
 
-  /** A figure of each catalogue: one series per customer with `--metrics-customers`, else their sum. */
-  const perCustomer = (name: string, help: string, value: (catalogue: ServedCatalogue) => number): void => {
+  // Figures of the catalogues' statistics, read at each scrape; a counter is set to the count kept there.
+  type Figure = (statistics: CatalogueStatistics) => number;
+  const gauge = (name: string, help: string, value: Figure): void => {
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(value(catalogues.statistics()));
+      },
+    });
+  };
+  const counter = (name: string, help: string, value: Figure): void => {
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(value(catalogues.statistics()));
+      },
+    });
+  };
+  counter('marquee_catalogue_refresh_failures_total', 'Looks at the database for new catalogues that failed.', (s) => s.failedRefreshes);
+  gauge('marquee_catalogues', 'Customers whose published catalogue this server holds.', (s) => s.held.length);
+  gauge('marquee_catalogue_memory_budget_bytes', 'What the held catalogues may hold in all (--cache-memory).', (s) => s.budgetBytes);
+  counter('marquee_catalogue_builds_total', "Catalogues published: on a customer's first request, after it was let go, or when it changed while held.", (s) => s.builds);
+  counter('marquee_catalogue_build_seconds_total', 'Time spent publishing catalogues, reading them from the database included; divided by the builds, the mean.', (s) => s.buildSeconds);
+  counter('marquee_catalogue_evictions_total', 'Catalogues let go to stay within the memory budget.', (s) => s.evictions);
+
+  /** A figure of each held catalogue: one series per customer with `--metrics-customers`, else their sum. */
+  const perCustomer = (name: string, help: string, value: (catalogue: HeldCatalogue) => number): void => {
     new Gauge({
       name,
       help,
@@ -110,39 +123,27 @@ function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonit
       registers,
       collect() {
         this.reset();
-        const served = catalogues.statistics().catalogues;
-        if (customerLabels) for (const catalogue of served) this.set({ customer: catalogue.customer }, value(catalogue));
-        else this.set(served.reduce((sum, catalogue) => sum + value(catalogue), 0));
+        const { held } = catalogues.statistics();
+        if (customerLabels) for (const catalogue of held) this.set({ customer: catalogue.customer }, value(catalogue));
+        else this.set(held.reduce((sum, catalogue) => sum + value(catalogue), 0));
       },
     });
   };
-  perCustomer('marquee_catalogue_films', 'Films in the catalogues being served.', (c) => c.films);
-  perCustomer('marquee_catalogue_packages', 'Film packages in the catalogues being served.', (c) => c.packages);
-  new Counter({
-    name: 'marquee_catalogue_reloads_total',
-    help: 'Catalogues this server has loaded: one per customer at start, then one per import it picked up.',
-    labelNames: customerLabels ? ['customer'] : [],
-    registers,
-    collect() {
-      // The counts are kept by the live catalogues; the counter is set to them at each scrape.
-      this.reset();
-      const served = catalogues.statistics().catalogues;
-      if (customerLabels) for (const { customer, loads } of served) this.inc({ customer }, loads);
-      else this.inc(served.reduce((sum, catalogue) => sum + catalogue.loads, 0));
-    },
-  });
+  perCustomer('marquee_catalogue_bytes', 'Memory the held catalogues hold.', (c) => c.bytes);
+  perCustomer('marquee_catalogue_films', 'Films in the held catalogues.', (c) => c.films);
+  perCustomer('marquee_catalogue_packages', 'Film packages in the held catalogues.', (c) => c.packages);
   if (!customerLabels) return;
   // A version or an age is a figure of one catalogue: summed over customers it would mean nothing.
-  perCustomer('marquee_catalogue_version', 'Version of the catalogue being served; every committed import adds one.', (c) => c.version);
+  perCustomer('marquee_catalogue_version', 'Version of the catalogue held; every committed import adds one.', (c) => c.version);
   new Gauge({
     name: 'marquee_catalogue_age_seconds',
-    help: 'Seconds since the import of the catalogue being served committed.',
+    help: 'Seconds since the import of the catalogue held committed.',
     labelNames: ['customer'] as const,
     registers,
     collect() {
       this.reset();
       const now = Date.now();
-      for (const { customer, changedAt } of catalogues.statistics().catalogues) {
+      for (const { customer, changedAt } of catalogues.statistics().held) {
         if (changedAt !== undefined) this.set({ customer }, Math.max(0, (now - changedAt.getTime()) / 1000));
       }
     },

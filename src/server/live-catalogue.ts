@@ -1,8 +1,11 @@
 /**
- * The catalogues a server answers from. Each customer's snapshot is loaded in one read
- * transaction, published, and swapped in whole when the stored version moves, so every answer
- * comes wholly from one committed catalogue. While the database is away, the last snapshots
- * go on being served, and looks at the database go on until it answers again.
+ * The catalogues a server answers from, published on demand. A customer's answers are built the
+ * first time they are asked for, from one read transaction, and held while the memory budget
+ * allows: the least recently used customer is let go when another would exceed it, and built
+ * again on its next request. A held catalogue whose stored version moves is built again in the
+ * background and swapped in whole, so every answer comes wholly from one committed catalogue.
+ * While the database is away, the held catalogues go on being served, and looks at the database
+ * go on until it answers again.
  */
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { PublishedCatalogue } from '../formats/published-catalogue.js';
@@ -11,19 +14,23 @@ import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../
 import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
 
-interface LoadHistory {
-  /** When the import that made the version served committed. */
+interface Held {
+  readonly published: PublishedCatalogue;
+  /** When the import that made the version held committed. */
   readonly changedAt: Date | undefined;
-  readonly loads: number;
 }
 
-/** The longest delay setTimeout takes; a cut-off further ahead is looked at again then. */
-const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
-
 export interface LiveCatalogueEvents {
-  readonly onReload?: (customer: string, snapshot: CatalogueSnapshot, durationMs: number) => void;
-  /** A background step failed (compressing lists); the catalogue in service stays as it was. */
-  readonly onError?: (error: unknown) => void;
+  /** A customer's catalogue was built, on its first request or because it changed while held. */
+  readonly onBuild?: (customer: string, snapshot: CatalogueSnapshot, durationMs: number) => void;
+  /** A customer's catalogue was let go to keep within the budget. */
+  readonly onEvict?: (customer: string, bytes: number) => void;
+}
+
+export interface LiveCatalogueOptions {
+  /** What the held catalogues may hold in all; the least recently used is let go beyond it. */
+  readonly budgetBytes: number;
+  readonly events?: LiveCatalogueEvents;
 }
 
 export interface WatchOptions {
@@ -39,23 +46,25 @@ export interface WatchOptions {
 }
 
 export class LiveCatalogue implements ServedCatalogues {
-  private catalogues = new Map<string, PublishedCatalogue>();
-  private readonly history = new Map<string, LoadHistory>();
-  private failedRefreshes = 0;
-  private state: CatalogueHealth = { loaded: false, databaseAnswering: false };
+  /** In the order of their last use, least recent first: a use takes a customer out and puts it back. */
+  private readonly held = new Map<string, Held>();
+  private readonly building = new Map<string, Promise<PublishedCatalogue>>();
+  /** The stored version of every customer ever imported, as last looked at. */
+  private versions: ReadonlyMap<string, number> = new Map();
+  /** Answered to the customers never imported: nothing to build for them. */
   private empty: PublishedCatalogue | undefined;
+  private counts = { builds: 0, buildSeconds: 0, evictions: 0, failedRefreshes: 0 };
+  private state: CatalogueHealth = { started: false, databaseAnswering: false };
   private timer: NodeJS.Timeout | undefined;
   private subscription: Subscription | undefined;
   private onHealthChange: WatchOptions['onHealthChange'] = () => {};
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
-  /** Per customer, the timer of the next sales cut-off. */
-  private readonly cutOffTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly db: SqlClient,
     private readonly xml: XmlWriter,
-    private readonly events: LiveCatalogueEvents = {},
+    private readonly options: LiveCatalogueOptions,
   ) {}
 
   health(): CatalogueHealth {
@@ -63,26 +72,32 @@ export class LiveCatalogue implements ServedCatalogues {
   }
 
   statistics(): CatalogueStatistics {
-    const catalogues = [...this.catalogues].map(([customer, published]) => ({
+    const held = [...this.held].map(([customer, { published, changedAt }]) => ({
       customer,
       version: published.version,
       films: published.filmCount,
       packages: published.packageCount,
-      changedAt: this.history.get(customer)?.changedAt,
-      loads: this.history.get(customer)?.loads ?? 0,
+      changedAt,
+      bytes: published.bytes,
     }));
-    return { catalogues, failedRefreshes: this.failedRefreshes };
+    return { held, budgetBytes: this.options.budgetBytes, ...this.counts };
   }
 
-  published(customer: string): PublishedCatalogue {
-    const published = this.catalogues.get(customer) ?? this.empty;
-    if (published === undefined) throw new Error('the catalogue has not been loaded yet');
-    return published;
+  published(customer: string): PublishedCatalogue | Promise<PublishedCatalogue> {
+    const held = this.held.get(customer);
+    if (held !== undefined) {
+      this.held.delete(customer);
+      this.held.set(customer, held);
+      return held.published;
+    }
+    if (this.empty === undefined) throw new Error('the catalogues have not been looked at yet');
+    if (!this.versions.has(customer)) return this.empty;
+    return this.building.get(customer) ?? this.build(customer);
   }
 
   /**
-   * Loads every customer whose stored version differs from the one served. Resolves after a
-   * look at the database that began after the call: a call during a look queues one more
+   * Reads the stored versions and builds again every held catalogue whose version moved. Resolves
+   * after a look at the database that began after the call: a call during a look queues one more
    * (only one), since the look under way may have read the versions before the change.
    */
   refresh(): Promise<void> {
@@ -109,25 +124,26 @@ export class LiveCatalogue implements ServedCatalogues {
     this.subscription = followCatalogueChanges(options.notifications, look);
   }
 
-  /** Stops following the database, and resolves once a look under way has ended. */
+  /** Stops following the database, and resolves once the looks and builds under way have ended. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    for (const timer of this.cutOffTimers.values()) clearTimeout(timer);
-    this.cutOffTimers.clear();
     await this.subscription?.close();
-    // The database is closed next: a reload must not be left reading from it.
+    // The database is closed next: nothing must be left reading from it.
     await (this.queued ?? this.running)?.catch(() => {});
+    await Promise.allSettled(this.building.values());
   }
 
   private async look(): Promise<void> {
     try {
-      await this.reloadChanged();
+      this.empty ??= await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml);
+      this.versions = await loadCatalogueVersions(this.db);
+      await this.rebuildChanged();
     } catch (error) {
-      this.failedRefreshes += 1;
+      this.counts.failedRefreshes += 1;
       this.setHealth({ ...this.state, databaseAnswering: false }, error);
       throw error;
     }
-    this.setHealth({ loaded: true, databaseAnswering: true });
+    this.setHealth({ started: true, databaseAnswering: true });
   }
 
   private setHealth(health: CatalogueHealth, error?: unknown): void {
@@ -136,47 +152,59 @@ export class LiveCatalogue implements ServedCatalogues {
     if (changed) this.onHealthChange(health, error);
   }
 
-  private async reloadChanged(): Promise<void> {
-    this.empty ??= await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml);
-    const versions = await loadCatalogueVersions(this.db);
-    for (const [customer, version] of versions) {
-      if (this.catalogues.get(customer)?.version === version) continue;
-      const started = performance.now();
-      const [snapshot, changedAt] = await this.db.transaction(
-        async (tx) => [new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)), await loadCatalogueChangedAt(tx, customer)] as const,
-        { readOnly: true },
-      );
-      const published = await PublishedCatalogue.publish(snapshot, this.xml);
-      const next = new Map(this.catalogues);
-      next.set(customer, published);
-      this.catalogues = next;
-      this.history.set(customer, { changedAt, loads: (this.history.get(customer)?.loads ?? 0) + 1 });
-      this.events.onReload?.(customer, snapshot, performance.now() - started);
-      // In service already; its lists are sent uncompressed until this is done.
-      published.precompressLists().catch((error: unknown) => this.events.onError?.(error));
-      this.followCutOffs(customer, published);
+  /**
+   * Builds again, one after the other, the held catalogues whose stored version moved; the old
+   * one is served meanwhile. A customer not held was let go or never asked for: its next request
+   * builds it.
+   */
+  private async rebuildChanged(): Promise<void> {
+    for (const customer of new Set([...this.held.keys(), ...this.building.keys()])) {
+      // A build under way may have read the version before this look did.
+      await this.building.get(customer)?.catch(() => {});
+      const held = this.held.get(customer);
+      if (held === undefined || held.published.version === this.versions.get(customer)) continue;
+      await (this.building.get(customer) ?? this.build(customer));
     }
   }
 
+  /** Builds the customer's catalogue once, however many requests wait for it. */
+  private build(customer: string): Promise<PublishedCatalogue> {
+    const building = this.publish(customer).finally(() => this.building.delete(customer));
+    this.building.set(customer, building);
+    return building;
+  }
+
+  private async publish(customer: string): Promise<PublishedCatalogue> {
+    const started = performance.now();
+    const [snapshot, changedAt] = await this.db.transaction(
+      async (tx) => [new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)), await loadCatalogueChangedAt(tx, customer)] as const,
+      { readOnly: true },
+    );
+    const published = await PublishedCatalogue.publish(snapshot, this.xml);
+    const durationMs = performance.now() - started;
+    this.counts.builds += 1;
+    this.counts.buildSeconds += durationMs / 1000;
+    this.hold(customer, { published, changedAt });
+    this.options.events?.onBuild?.(customer, snapshot, durationMs);
+    return published;
+  }
+
   /**
-   * Republishes the customer's web-session list as its next sales cut-off passes, and
-   * compresses it then, off the request path. A request that comes between the cut-off and the
-   * timer gets the new list all the same: the list follows the clock when it is asked for.
+   * Holds the customer's catalogue as the most recently used, and lets the least recently used
+   * others go while all would exceed the budget. One catalogue larger than the budget is held
+   * alone: a customer is always answered.
    */
-  private followCutOffs(customer: string, published: PublishedCatalogue): void {
-    clearTimeout(this.cutOffTimers.get(customer));
-    this.cutOffTimers.delete(customer);
-    const next = published.webSessions.nextChange(Date.now());
-    if (next === Infinity) return;
-    const timer = setTimeout(() => {
-      this.cutOffTimers.delete(customer);
-      // A newer catalogue follows its own cut-offs.
-      if (this.catalogues.get(customer) !== published) return;
-      published.webSessions.precompress(Date.now()).catch((error: unknown) => this.events.onError?.(error));
-      this.followCutOffs(customer, published);
-    }, Math.min(Math.max(0, next - Date.now()), LONGEST_TIMEOUT_MS));
-    // The cut-offs never keep a process alive on their own.
-    timer.unref();
-    this.cutOffTimers.set(customer, timer);
+  private hold(customer: string, held: Held): void {
+    this.held.delete(customer);
+    let bytes = held.published.bytes;
+    for (const { published } of this.held.values()) bytes += published.bytes;
+    for (const [other, { published }] of this.held) {
+      if (bytes <= this.options.budgetBytes) break;
+      this.held.delete(other);
+      bytes -= published.bytes;
+      this.counts.evictions += 1;
+      this.options.events?.onEvict?.(other, published.bytes);
+    }
+    this.held.set(customer, held);
   }
 }

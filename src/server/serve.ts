@@ -1,6 +1,7 @@
 /**
- * The server process: opens the database, loads the catalogues, listens, follows new imports,
- * and shuts down gracefully on SIGTERM or SIGINT.
+ * The server process: opens the database, looks at the stored catalogues, listens, publishes each
+ * customer's catalogue on its first request, follows new imports, and shuts down gracefully on
+ * SIGTERM or SIGINT.
  */
 import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import type { Settings } from '../config.js';
@@ -24,6 +25,7 @@ export type ServeSettings = Settings<
   | 'xmlNamespace'
   | 'cacheControl'
   | 'pollInterval'
+  | 'cacheMemory'
   | 'rateLimit'
   | 'rateBurst'
   | 'corsOrigins'
@@ -77,19 +79,22 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     await db.close();
   };
   const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
-    onReload: (customer, snapshot, durationMs) =>
-      app.log.info(
-        {
-          customer,
-          version: snapshot.version,
-          films: snapshot.films.length,
-          packages: snapshot.packages.length,
-          sessions: snapshot.sessions.length,
-          durationMs: Math.round(durationMs),
-        },
-        'catalogue loaded',
-      ),
-    onError: (error) => app.log.error({ err: error }, 'compressing the catalogue lists failed; they are sent uncompressed'),
+    budgetBytes: settings.cacheMemory.bytes,
+    events: {
+      onBuild: (customer, snapshot, durationMs) =>
+        app.log.info(
+          {
+            customer,
+            version: snapshot.version,
+            films: snapshot.films.length,
+            packages: snapshot.packages.length,
+            sessions: snapshot.sessions.length,
+            durationMs: Math.round(durationMs),
+          },
+          'catalogue published',
+        ),
+      onEvict: (customer, bytes) => app.log.debug({ customer, bytes, cacheMemory: settings.cacheMemory.text }, 'catalogue let go to stay within --cache-memory'),
+    },
   });
   // Tokens live on the primary, where their last use is written. Logged at start and whenever
   // tokens are issued or revoked, so the log says when a service opens or closes.

@@ -1,7 +1,8 @@
 /**
  * The catalogue's read operations. Each route is a lookup in the customer's published catalogue
- * and a hand-off of its prebuilt answer: everything else was done when the catalogue loaded.
- * The resources are declared once, in a table, and each gives a list and a by-id route.
+ * and a hand-off of its prebuilt answer: everything else was done when the catalogue was
+ * published, on the customer's first request. The resources are declared once, in a table, and
+ * each gives a list and a by-id route.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteShorthandOptions } from 'fastify';
@@ -20,7 +21,7 @@ import {
   type WireShape,
 } from '../../formats/wire-shape.js';
 import { catalogueOperation, listAnswer, recordAnswer } from '../../reference/api-schemas.js';
-import { HttpError, NO_SITE, unknownId } from '../http-error.js';
+import { HttpError, NO_SITE, unknownId, type Problem } from '../http-error.js';
 import { sendProblem, sendRepresentation } from '../respond.js';
 import type { CatalogueDirectory } from '../served-catalogues.js';
 
@@ -155,15 +156,38 @@ const ID_SCHEMAS: Readonly<Record<Resource['id'], (noun: string) => TSchema>> = 
   integer: (noun) => Type.Integer({ minimum: 1, maximum: MAX_INT32, description: `The Id of the ${noun}, a decimal integer; anything else answers 404.` }),
 };
 
+/** Answered when a customer's catalogue is not held and the database cannot be read to build it. */
+const CATALOGUE_UNAVAILABLE: Problem = {
+  status: 503,
+  title: 'Service Unavailable',
+  detail: 'The catalogue cannot be read from the database now; try again shortly.',
+  headers: { 'retry-after': '1' },
+};
+
+type CatalogueHandler = (catalogue: PublishedCatalogue, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access }: CatalogueRouteOptions): void {
-  const catalogueOf = (request: FastifyRequest): PublishedCatalogue => catalogues.published(request.customer);
+  /** Answers from the customer's catalogue: at once when it is held, else once it is built. */
+  const fromCatalogue =
+    (answer: CatalogueHandler) =>
+    (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
+      const catalogue = catalogues.published(request.customer);
+      if (!(catalogue instanceof Promise)) return answer(catalogue, request, reply);
+      return catalogue.then(
+        (built) => answer(built, request, reply),
+        (error: unknown) => {
+          request.log.error({ err: error }, 'publishing the catalogue failed');
+          return sendProblem(request, reply, CATALOGUE_UNAVAILABLE);
+        },
+      );
+    };
 
   const refuseMethod = (request: FastifyRequest): never => {
     throw new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED });
   };
 
-  function route(url: string, schema: ReturnType<typeof catalogueOperation>, handler: (request: FastifyRequest, reply: FastifyReply) => FastifyReply): void {
-    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, handler);
+  function route(url: string, schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler): void {
+    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, fromCatalogue(answer));
     app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, handler: refuseMethod });
   }
 
@@ -172,7 +196,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     route(
       resource.path,
       catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
-      (request, reply) => sendRepresentation(request, reply, resource.list(catalogueOf(request)), cacheControl),
+      (catalogue, request, reply) => sendRepresentation(request, reply, resource.list(catalogue), cacheControl),
     );
     const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
     route(
@@ -186,10 +210,10 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
         id: ID_SCHEMAS[resource.id](resource.noun),
         notFound: `No ${resource.noun} has this id.`,
       }),
-      (request, reply) => {
+      (catalogue, request, reply) => {
         const { id } = request.params as { id: string };
         const parsed = key(id);
-        const found = parsed === undefined ? undefined : resource.find(catalogueOf(request), parsed);
+        const found = parsed === undefined ? undefined : resource.find(catalogue, parsed);
         return found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl);
       },
     );
@@ -205,8 +229,8 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       answer: recordAnswer(SITE_SHAPE),
       notFound: 'No site has been imported.',
     }),
-    (request, reply) => {
-      const site = catalogueOf(request).site;
+    (catalogue, request, reply) => {
+      const site = catalogue.site;
       return site === null ? sendProblem(request, reply, NO_SITE) : sendRepresentation(request, reply, site, cacheControl);
     },
   );

@@ -42,7 +42,7 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
     {
       schema: {
         summary: 'Readiness',
-        description: 'Answers 200 once every catalogue is loaded and while the database answers; 503 before, while the database does not answer, and during shutdown.',
+        description: 'Answers 200 once the database has been read and while it answers (catalogues are published on their first request); 503 before, while the database does not answer, and during shutdown.',
         operationId: 'ready',
         tags,
         response: {
@@ -55,7 +55,7 @@ export function registerOperationsRoutes(app: FastifyInstance, options: Operatio
       const health = catalogues.health();
       const unavailable = (detail: string): HttpError => new HttpError(503, 'Service Unavailable', detail);
       if (closing()) throw unavailable('The server is shutting down.');
-      if (!health.loaded) throw unavailable('The catalogue is not loaded yet.');
+      if (!health.started) throw unavailable('The database has not been read yet.');
       if (!health.databaseAnswering) throw unavailable('The database does not answer.');
       return reply.header('cache-control', 'no-store').type(JSON_TYPE).send('{"status":"ready"}');
     },
