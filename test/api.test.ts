@@ -309,6 +309,10 @@ describe('compression', () => {
         tags.add(compressed.headers['etag']);
         const revalidated = await get(url, { 'accept-encoding': coding, 'if-none-match': String(compressed.headers['etag']) });
         assert.equal(revalidated.statusCode, 304);
+        const heldIdentity = await get(url, { 'accept-encoding': coding, 'if-none-match': String(identity.headers['etag']) });
+        assert.equal(heldIdentity.statusCode, 304, `${url} ${coding}: a client holding the identity body keeps it`);
+        assert.equal(heldIdentity.headers['etag'], identity.headers['etag']);
+        assert.equal(heldIdentity.headers['content-encoding'], undefined);
         const head = await t.app.inject({ method: 'HEAD', url, headers: { 'accept-encoding': coding } });
         assert.equal(head.headers['content-length'], compressed.headers['content-length']);
         assert.equal(head.headers['content-encoding'], coding);

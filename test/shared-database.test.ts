@@ -70,6 +70,8 @@ test('a server answers from its last catalogue while its database is away, and c
   const polling = await serve(['--database', database]);
   const listening = await serve(['--database', database, '--poll-interval', '3600000']);
   const before = await (await fetch(`${polling.url}/v4/film`)).text();
+  // Each holds the catalogue once it has answered from it.
+  assert.equal(await (await fetch(`${listening.url}/v4/film`)).text(), before);
 
   await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
   await administerPostgres(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);

@@ -31,10 +31,14 @@ export function sendRepresentation(request: FastifyRequest, reply: FastifyReply,
   const encoded = coding === undefined ? undefined : representation.encoded(coding);
   const { body, etag } = encoded ?? representation;
   vary(reply, representation.compressible ? 'Accept, Accept-Encoding' : 'Accept');
-  reply.header('cache-control', cacheControl).header('etag', etag);
-  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  reply.header('cache-control', cacheControl);
+  const ifNoneMatch = request.headers['if-none-match'];
+  // A client holding the body uncompressed, as a large one goes out until its compressed forms
+  // are made, holds a representation as good to it as the compressed one: it is told so.
+  const held = matchesIfNoneMatch(ifNoneMatch, etag) ? etag : encoded !== undefined && matchesIfNoneMatch(ifNoneMatch, representation.etag) ? representation.etag : undefined;
+  if (held !== undefined) return reply.header('etag', held).code(304).send();
   if (encoded !== undefined) reply.header('content-encoding', coding);
-  return reply.header('content-type', media.contentType).send(body);
+  return reply.header('etag', etag).header('content-type', media.contentType).send(body);
 }
 
 /** A problem in the format the request negotiated. */
