@@ -67,7 +67,7 @@ function renderFigures(results: BenchResults, file: string): string {
   comparison('ceiling', 'Marquee ÷ ceiling', 'ceiling', true);
   for (const size of results.sizes) {
     const reload = size.reload === undefined ? '' : `; replacing every film is in service ${count(size.reload.reloadMs)} ms after the server sees it, p99 under load meanwhile ${ms(size.reload.p99Ms)}, slowest request ${ms(size.reload.maxLatencyMs)}`;
-    lines.push(`- ${count(size.films)} films: ready ${count(size.readyMs)} ms after start, ${size.rssMb.toFixed(1)} MB RSS right after load${reload}.`);
+    lines.push(`- ${count(size.films)} films: ready ${count(size.readyMs)} ms after start, ${size.rssMb.toFixed(1)} MB RSS once the catalogue is published${reload}.`);
   }
   const { memory } = results;
   lines.push('', `Memory (database: ${memory.database}; a server on an empty catalogue: ${mib(memory.emptyServerRssMiB)} RSS):`, '');

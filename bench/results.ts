@@ -37,8 +37,9 @@ export interface ScenarioResult {
 export interface SizeResult {
   readonly films: number;
   readonly results: readonly ScenarioResult[];
-  /** From start until the catalogue is loaded and /readyz answers 200. */
+  /** From start until /readyz answers 200 (in results older than publication on demand, the catalogue was loaded by then). */
   readonly readyMs: number;
+  /** Once the catalogue is published (in older results, once loaded). */
   readonly rssMb: number;
   readonly reload?: { readonly reloadMs: number; readonly maxLatencyMs: number; readonly p99Ms: number };
 }
