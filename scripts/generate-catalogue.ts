@@ -3,8 +3,10 @@
  *
  *     npm run gen -- --films 100000 --out /tmp/catalogue [--packages N] [--format json|xml] [--seed N]
  *
- * The same seed gives the same files. Records are streamed through the service's own wire
- * writers, so any size is written in bounded memory and always reads back.
+ * With `--customers N` it writes one such catalogue per customer instead, each in a folder named
+ * by the customer's key (`DIR/cinema-0001/films.json`…), as `marquee import --customers-from DIR`
+ * reads them. The same seed gives the same files. Records are streamed through the service's own
+ * wire writers, so any size is written in bounded memory and always reads back.
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -135,25 +137,76 @@ export async function writeSyntheticCatalogue(options: SyntheticCatalogueOptions
   return [filmsFile, packagesFile];
 }
 
+/** The key of the customer at `index` (from 0): `cinema-0001`, with as many digits as the last one needs. */
+function syntheticCustomerKey(index: number, customers: number): string {
+  return `cinema-${String(index + 1).padStart(Math.max(4, String(customers).length), '0')}`;
+}
+
+/**
+ * The seed of the customer at `index`, far from its neighbours' (each catalogue takes two seeds
+ * in a row), so that no two customers' catalogues are alike.
+ */
+function customerSeed(seed: number, index: number): number {
+  return (seed + Math.imul(index + 1, 0x9e3779b9)) >>> 0;
+}
+
+/** How often a many-customer run says how far it got. */
+const PROGRESS_INTERVAL_MS = 2000;
+
+/** Writes a catalogue per customer into a folder of `directory` named by its key; returns the keys. */
+async function writeSyntheticCustomers(customers: number, options: SyntheticCatalogueOptions): Promise<string[]> {
+  const keys: string[] = [];
+  const started = performance.now();
+  let lastShown = started;
+  for (let index = 0; index < customers; index++) {
+    const key = syntheticCustomerKey(index, customers);
+    await writeSyntheticCatalogue({ ...options, directory: join(options.directory, key), seed: customerSeed(options.seed ?? 1, index) });
+    keys.push(key);
+    if (performance.now() - lastShown >= PROGRESS_INTERVAL_MS) {
+      lastShown = performance.now();
+      console.error(`progress: ${index + 1}/${customers} customers, ${((lastShown - started) / 1000).toFixed(1)} s`);
+    }
+  }
+  return keys;
+}
+
+const USAGE = 'usage: npm run gen -- --films N --out DIR [--customers N] [--packages N] [--format json|xml] [--seed N]';
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { films: { type: 'string' }, packages: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' }, seed: { type: 'string' } },
+    options: {
+      films: { type: 'string' },
+      packages: { type: 'string' },
+      out: { type: 'string' },
+      format: { type: 'string' },
+      seed: { type: 'string' },
+      customers: { type: 'string' },
+    },
   });
   const films = Number(values.films);
+  const customers = values.customers === undefined ? undefined : Number(values.customers);
   const format = values.format ?? 'json';
-  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml')) {
-    console.error('usage: npm run gen -- --films N --out DIR [--packages N] [--format json|xml] [--seed N]');
+  const customersValid = customers === undefined || (Number.isInteger(customers) && customers >= 1);
+  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml') || !customersValid) {
+    console.error(USAGE);
     process.exit(2);
   }
   const started = performance.now();
-  const files = await writeSyntheticCatalogue({
+  const options: SyntheticCatalogueOptions = {
     films,
     directory: values.out,
     format,
     ...(values.packages === undefined ? {} : { packages: Number(values.packages) }),
     ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
-  });
-  console.log(`Wrote ${films} films to ${files.join(' and ')} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  };
+  const seconds = (): string => ((performance.now() - started) / 1000).toFixed(1);
+  if (customers === undefined) {
+    const files = await writeSyntheticCatalogue(options);
+    console.log(`Wrote ${films} films to ${files.join(' and ')} in ${seconds()} s.`);
+    return;
+  }
+  const keys = await writeSyntheticCustomers(customers, options);
+  console.log(`Wrote ${films} films for each of ${customers} customers (${keys[0]} to ${keys.at(-1)}) under ${values.out} in ${seconds()} s.`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) await main();

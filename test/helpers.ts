@@ -147,13 +147,19 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `marquee ARGS` as a child process, as an operator would. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/** Runs `marquee ARGS` as a child process, as an operator would, with `input` on its standard input if given. */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
+  return runNode([MARQUEE, ...args], env, input);
+}
+
+/** Runs a script of the repository, such as the catalogue generator, as a child process. */
+export function runNode(args: readonly string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MARQUEE, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ status, stdout, stderr });
     });
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -96,7 +96,7 @@ describe('marquee token', () => {
   test('bad usage is one line naming the flag or argument, exit status 2', async () => {
     const database = await freshDatabase();
     const cases: [string[], RegExp][] = [
-      [['token', 'create'], /^marquee: token create: --customer KEY is required$/],
+      [['token', 'create'], /^marquee: token create: --customer KEY or --customers-from FILE is required$/],
       [['token', 'create', '--customer', 'Odeon!'], /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Odeon!'$/],
       [['token', 'create', '--customer', 'x'.repeat(65)], /^marquee: --customer must be 1 to 64/],
       [['token', 'create', '--customer', 'a', '--label', ''], /^marquee: token create: --label must not be empty$/],

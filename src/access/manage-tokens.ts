@@ -30,13 +30,29 @@ export interface IssueResult {
 }
 
 export async function issueToken(db: SqlClient, options: IssueOptions): Promise<IssueResult> {
-  const token = newAccessToken();
+  const [issued] = await issueTokens(db, { customers: [options.customer], label: options.label });
+  return issued as IssueResult;
+}
+
+export interface IssueManyOptions {
+  readonly customers: readonly string[];
+  readonly label: string | null;
+}
+
+/** Issues a token for each customer, in order, in one transaction: all of them or, on any failure, none. */
+export async function issueTokens(db: SqlClient, options: IssueManyOptions): Promise<IssueResult[]> {
   const createdAt = new Date().toISOString();
+  const { label } = options;
   return db.transaction(async (tx) => {
     await bumpTokenVersion(tx);
-    const id = await insertToken(tx, { customer: options.customer, label: options.label, digest: tokenDigest(token), createdAt });
-    const customerHasCatalogue = (await loadCatalogueVersion(tx, options.customer)) > 0;
-    return { token, info: { id, customer: options.customer, label: options.label, createdAt, lastUsedAt: null, revokedAt: null }, customerHasCatalogue };
+    const issued: IssueResult[] = [];
+    for (const customer of options.customers) {
+      const token = newAccessToken();
+      const id = await insertToken(tx, { customer, label, digest: tokenDigest(token), createdAt });
+      const customerHasCatalogue = (await loadCatalogueVersion(tx, customer)) > 0;
+      issued.push({ token, info: { id, customer, label, createdAt, lastUsedAt: null, revokedAt: null }, customerHasCatalogue });
+    }
+    return issued;
   });
 }
 

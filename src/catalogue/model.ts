@@ -164,5 +164,7 @@ export interface Catalogue {
 
 export const DEFAULT_CUSTOMER = 'default';
 export const CUSTOMER_KEY_PATTERN = /^[a-z0-9-]{1,64}$/;
+/** The pattern, as error messages tell it. */
+export const CUSTOMER_KEY_RULE = '1 to 64 of a-z, 0-9 and -';
 export const MAX_INT32 = 2_147_483_647;
 export const MIN_INT32 = -2_147_483_648;

@@ -11,8 +11,20 @@ export interface CommandSpec {
   /** Settings that must be given as a flag: their default would be a guess. */
   readonly required?: readonly SettingName[];
   /** Flags beyond the settings, such as `--replace`. */
-  readonly flags?: Readonly<Record<string, { readonly type: 'boolean' | 'string'; readonly description: string }>>;
+  readonly flags?: Readonly<Record<string, CommandFlag>>;
   readonly positionals?: boolean;
+}
+
+export interface CommandFlag {
+  readonly type: 'boolean' | 'string';
+  readonly description: string;
+  /** Shown in help after the flag: `--out DIR`; `VALUE` unless given. */
+  readonly valueName?: string;
+  /**
+   * The flag stands in for this setting, in another way: the two are never given together, and
+   * the flag meets the setting's requirement.
+   */
+  readonly insteadOf?: SettingName;
 }
 
 export interface ParsedCommand {
@@ -22,8 +34,8 @@ export interface ParsedCommand {
 }
 
 export function commandHelp(spec: CommandSpec): string {
-  const flags = Object.entries(spec.flags ?? {}).map(([flag, { type, description }]) =>
-    `  --${flag}${type === 'string' ? ' VALUE' : ''}`.padEnd(32) + description,
+  const flags = Object.entries(spec.flags ?? {}).map(([flag, { type, description, valueName = 'VALUE' }]) =>
+    `  --${flag}${type === 'string' ? ` ${valueName}` : ''}`.padEnd(32) + description,
   );
   const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings, spec.required), ...flags, '  --help'.padEnd(32) + 'show this help'];
   return lines.join('\n');
@@ -47,9 +59,18 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   }
   const { values, positionals } = parsed;
   const help = values['help'] === true;
+  const standIns = Object.entries(spec.flags ?? {}).filter(([, { insteadOf }]) => insteadOf !== undefined);
+  for (const [standIn, { insteadOf }] of standIns) {
+    const { flag } = SETTINGS[insteadOf as SettingName];
+    if (values[standIn] !== undefined && values[flag] !== undefined) throw new ConfigError(`${spec.name}: give --${flag} or --${standIn}, not both`);
+  }
   for (const name of spec.required ?? []) {
     const { flag, valueName } = SETTINGS[name];
-    if (!help && values[flag] === undefined) throw new ConfigError(`${spec.name}: --${flag} ${valueName} is required`);
+    const standIn = standIns.find(([, { insteadOf }]) => insteadOf === name);
+    const alternative = standIn === undefined ? '' : ` or --${standIn[0]} ${standIn[1].valueName ?? 'VALUE'}`;
+    if (!help && values[flag] === undefined && (standIn === undefined || values[standIn[0]] === undefined)) {
+      throw new ConfigError(`${spec.name}: --${flag} ${valueName}${alternative} is required`);
+    }
   }
   return { values, positionals, help };
 }

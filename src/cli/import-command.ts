@@ -1,45 +1,32 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
 import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
+import { importCustomers } from './import-customers.js';
+import { expandInputs } from './input-files.js';
 import { progressReporter } from './progress.js';
 
 export const IMPORT_COMMAND: CommandSpec = {
   name: 'import',
-  usage: 'import [options] FILE|DIR...',
+  usage: 'import [options] FILE|DIR...\n       marquee import --customers-from DIR [options]',
   summary:
     'Loads films, packages, screens, attributes, the site and sessions from JSON or XML files in the\n' +
     'API\'s own shapes (a list or one record, in any order; a session may carry its web Url).\n' +
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
-    'rejects the whole import, every problem is listed, and the catalogue is left as it was.',
+    'rejects the whole import, every problem is listed, and the catalogue is left as it was.\n' +
+    'With --customers-from, each folder of DIR is the catalogue of the customer it is named after (cinema-0001/…),\n' +
+    'imported all or nothing on its own: a customer that fails is reported and left as it was, the others import.',
   settings: ['database', 'customer', 'lockTimeout', 'maxProblems'],
   flags: {
     replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' },
     'dry-run': { type: 'boolean', description: 'check the input and report what would change, without writing' },
     json: { type: 'boolean', description: 'print a machine-readable report on standard output' },
+    'customers-from': { type: 'string', valueName: 'DIR', insteadOf: 'customer', description: 'import a catalogue per customer, from the folders of DIR named by their keys' },
   },
   positionals: true,
 };
-
-/** Files named on the command line, with each directory replaced by its .json and .xml files. */
-export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
-  const files: string[] = [];
-  for (const input of inputs) {
-    const isDirectory = await stat(input).then((s) => s.isDirectory(), () => false);
-    if (!isDirectory) {
-      files.push(input);
-      continue;
-    }
-    const names = (await readdir(input)).filter((name) => /\.(json|xml)$/i.test(name)).sort();
-    if (names.length === 0) throw new ConfigError(`import: ${input} holds no .json or .xml file`);
-    files.push(...names.map((name) => join(input, name)));
-  }
-  return files;
-}
 
 function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
@@ -73,9 +60,17 @@ export async function runImport(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(IMPORT_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(IMPORT_COMMAND)), 0;
   const settings = resolveSettings(IMPORT_COMMAND.settings, parsed.values);
-  if (parsed.positionals.length === 0) throw new ConfigError('import: name at least one FILE or DIR to import');
   const json = parsed.values['json'] === true;
   const dryRun = parsed.values['dry-run'] === true;
+  const replace = parsed.values['replace'] === true;
+  const customersFrom = parsed.values['customers-from'];
+  if (typeof customersFrom === 'string') {
+    const [input] = parsed.positionals;
+    if (input !== undefined) throw new ConfigError(`import: --customers-from takes each customer's files from its folder; name no FILE or DIR besides, got ${input}`);
+    if (json) throw new ConfigError('import: --json reports on one customer; it cannot be given with --customers-from');
+    return importCustomers(settings, { directory: customersFrom, replace, dryRun });
+  }
+  if (parsed.positionals.length === 0) throw new ConfigError('import: name at least one FILE or DIR to import');
   const files = await expandInputs(parsed.positionals);
   const progress = progressReporter(process.stderr);
   const started = performance.now();
@@ -84,7 +79,7 @@ export async function runImport(args: readonly string[]): Promise<number> {
     const result = await importFiles(db, {
       customer: settings.customer,
       files,
-      replace: parsed.values['replace'] === true,
+      replace,
       dryRun,
       maxProblems: settings.maxProblems,
       onProgress: (p) => progress.update(p),

@@ -1,7 +1,7 @@
 import { checkServerTimeouts, resolveSettings } from '../config.js';
 import { closeOnSignals, startServer } from '../server/serve.js';
 import { commandHelp, parseCommand, type CommandSpec } from './command.js';
-import { expandInputs } from './import-command.js';
+import { expandInputs } from './input-files.js';
 
 export const SERVE_COMMAND: CommandSpec = {
   name: 'serve',

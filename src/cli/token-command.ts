@@ -1,5 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { text as readText } from 'node:stream/consumers';
 import { checkTokenLabel } from '../access/access-token.js';
-import { issueToken, listTokens, revokeToken } from '../access/manage-tokens.js';
+import { parseCustomerKeys } from '../access/customer-keys.js';
+import { issueTokens, listTokens, revokeToken, type IssueResult } from '../access/manage-tokens.js';
+import { UnreadableInputError } from '../catalogue/problems.js';
 import { formatTokenTable } from '../access/token-table.js';
 import { ConfigError, resolveSettings, type Settings } from '../config.js';
 import { openDatabase } from '../store/database.js';
@@ -8,13 +12,23 @@ import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './
 
 export const TOKEN_CREATE_COMMAND: CommandSpec = {
   name: 'token create',
-  usage: 'token create --customer KEY [--label TEXT] [options]',
+  usage: 'token create --customer KEY|--customers-from FILE [--label TEXT] [options]',
   summary:
     "Issues an access token for a customer's catalogue and prints it once, on its own line; only its\n" +
-    'digest is stored, so it cannot be shown again. Running servers accept it within their poll interval.',
+    'digest is stored, so it cannot be shown again. Running servers accept it within their poll interval.\n' +
+    'With --customers-from, issues one for each customer the file names, all or none, and prints\n' +
+    'a line CUSTOMER<TAB>TOKEN for each.',
   settings: ['database', 'customer', 'lockTimeout'],
   required: ['customer'],
-  flags: { label: { type: 'string', description: 'a note for operators: the site or app that uses the token' } },
+  flags: {
+    label: { type: 'string', description: 'a note for operators: the site or app that uses the token' },
+    'customers-from': {
+      type: 'string',
+      valueName: 'FILE',
+      insteadOf: 'customer',
+      description: "customer keys, one a line (# starts a comment; '-' reads standard input): a token for each",
+    },
+  },
 };
 
 export const TOKEN_LIST_COMMAND: CommandSpec = {
@@ -36,6 +50,7 @@ export const TOKEN_REVOKE_COMMAND: CommandSpec = {
 const USAGE = `Usage: marquee token <create|list|revoke> [options]
 
   create --customer KEY [--label TEXT]   issue a token and print it once
+  create --customers-from FILE           issue one for each customer FILE names
   list [--json]                          show the tokens, never the tokens themselves
   revoke ID                              end a token, also for running servers
 
@@ -50,6 +65,20 @@ async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, w
   }
 }
 
+/** The keys of a file, or of standard input for `-`. */
+async function readCustomerKeys(file: string): Promise<string[]> {
+  const text = file === '-' ? await readText(process.stdin) : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UnreadableInputError(file, error.code === 'ENOENT' ? 'no such file' : `cannot be read (${error.code})`);
+  });
+  return parseCustomerKeys(text, file);
+}
+
+/** Names the first few customers of a long list, and counts the rest. */
+function nameSome(customers: readonly string[]): string {
+  const shown = 10;
+  return customers.slice(0, shown).join(', ') + (customers.length > shown ? ` and ${customers.length - shown} more` : '');
+}
+
 async function runCreate(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(TOKEN_CREATE_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(TOKEN_CREATE_COMMAND)), 0;
@@ -57,14 +86,25 @@ async function runCreate(args: readonly string[]): Promise<number> {
   const label = parsed.values['label'];
   const labelProblem = typeof label === 'string' ? checkTokenLabel(label) : undefined;
   if (labelProblem !== undefined) throw new ConfigError(`token create: --label ${labelProblem}`);
-  const issued = await withDatabase(settings, (db) =>
-    issueToken(db, { customer: settings.customer, label: typeof label === 'string' ? label : null }),
-  );
+  const keysFile = parsed.values['customers-from'];
+  const customers = typeof keysFile === 'string' ? await readCustomerKeys(keysFile) : [settings.customer];
+  const issued = await withDatabase(settings, (db) => issueTokens(db, { customers, label: typeof label === 'string' ? label : null }));
+  if (typeof keysFile === 'string') {
+    const withoutCatalogue = issued.filter((one) => !one.customerHasCatalogue).map((one) => one.info.customer);
+    for (const { token, info } of issued) console.log(`${info.customer}\t${token}`);
+    const ids = issued.map((one) => one.info.id);
+    console.error(`Issued ${ids.length} tokens, ids ${ids[0]} to ${ids.at(-1)}. Keep them now: they cannot be shown again.`);
+    if (withoutCatalogue.length > 0) {
+      console.error(`warning: ${withoutCatalogue.length} of these customers have no catalogue yet (${nameSome(withoutCatalogue)}); their tokens see empty lists until an import loads one`);
+    }
+    return 0;
+  }
+  const [{ token, info, customerHasCatalogue }] = issued as [IssueResult];
   // The token alone on stdout, so that `TOKEN=$(marquee token create ...)` works; the rest is for people.
-  console.log(issued.token);
-  console.error(`Issued token ${issued.info.id} for customer '${issued.info.customer}'. Keep it now: it cannot be shown again.`);
-  if (!issued.customerHasCatalogue) {
-    console.error(`warning: customer '${issued.info.customer}' has no catalogue yet; the token sees empty lists until 'marquee import --customer ${issued.info.customer}' loads one`);
+  console.log(token);
+  console.error(`Issued token ${info.id} for customer '${info.customer}'. Keep it now: it cannot be shown again.`);
+  if (!customerHasCatalogue) {
+    console.error(`warning: customer '${info.customer}' has no catalogue yet; the token sees empty lists until 'marquee import --customer ${info.customer}' loads one`);
   }
   return 0;
 }

@@ -1,0 +1,19 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfigError } from '../config.js';
+
+/** Files named on the command line, with each directory replaced by its .json and .xml files. */
+export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const input of inputs) {
+    const isDirectory = await stat(input).then((s) => s.isDirectory(), () => false);
+    if (!isDirectory) {
+      files.push(input);
+      continue;
+    }
+    const names = (await readdir(input)).filter((name) => /\.(json|xml)$/i.test(name)).sort();
+    if (names.length === 0) throw new ConfigError(`import: ${input} holds no .json or .xml file`);
+    files.push(...names.map((name) => join(input, name)));
+  }
+  return files;
+}
