@@ -44,14 +44,76 @@ export interface SizeResult {
   readonly reload?: { readonly reloadMs: number; readonly maxLatencyMs: number; readonly p99Ms: number };
 }
 
-export interface BenchResults {
+/** What every results file opens with. */
+export interface RunHeader {
   readonly date: string;
   readonly machine: string;
   /** `os.loadavg()` (1, 5 and 15 minutes) as the run started and as it ended: others' work disturbs the figures. */
   readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
+}
+
+export interface BenchResults extends RunHeader {
   readonly duration: number;
   readonly rounds: number;
   readonly connections: number;
   readonly sizes: readonly SizeResult[];
   readonly memory: MemoryResult;
+}
+
+/** How long a kind of request took, over many. */
+export interface LatencySpread {
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** One customer's import while the server answers others (scale.ts). */
+export interface ImportUnderLoad {
+  readonly customer: string;
+  /** How long the import command ran. */
+  readonly importMs: number;
+  /** From the import command's exit until the customer's film list has its new ETag. */
+  readonly inServiceMs: number;
+  /** The slowest answer to the other customers from the import's start until the customer was in service. */
+  readonly othersMaxMs: number;
+  readonly othersRequests: number;
+  /** Of those, the answers whose status was not 200. */
+  readonly othersFailures: number;
+}
+
+/** `npm run bench -- --scale`: a server with many customers (scale.ts). */
+export interface ScaleResult {
+  readonly customers: number;
+  readonly films: number;
+  readonly database: 'sqlite' | 'postgres';
+  readonly cacheMemory: string;
+  /** Seconds each step of provisioning took, when the run had to provision the database. */
+  readonly provisioning: { readonly generateSeconds: number; readonly importSeconds: number; readonly tokensSeconds: number } | null;
+  /** From spawning the server until /readyz answers 200. */
+  readonly readyMs: number;
+  /** Customers never asked before, each asked one film and then the film list. */
+  readonly cold: { readonly customers: number; readonly film: LatencySpread; readonly list: LatencySpread };
+  /** Clients asking random customers for one film or the film list. */
+  readonly touches: {
+    readonly clients: number;
+    readonly seconds: number;
+    readonly requests: number;
+    readonly requestsPerSecond: number;
+    readonly latency: LatencySpread;
+    /** Answers whose status was not 200. */
+    readonly failures: number;
+    readonly maxRssMb: number;
+    readonly builds: number;
+    readonly evictions: number;
+    /** Catalogues held as the clients stopped. */
+    readonly held: number;
+  };
+  /** One warm customer's film, with its token, against the ceiling. */
+  readonly hot: ScenarioResult;
+  readonly imports: readonly ImportUnderLoad[];
+}
+
+export interface ScaleRunResults extends RunHeader {
+  readonly scale: ScaleResult;
 }
