@@ -71,6 +71,14 @@ describe('catalogues published on demand', () => {
     assert.equal(figure('marquee_catalogue_films'), 36);
   });
 
+  test('customers asked for at once are each published, the database read by each in turn', async () => {
+    const customers = ['cinema-a', 'cinema-b', 'cinema-c', 'cinema-d'];
+    const c = await cinemas(customers);
+    const lists = await Promise.all(customers.flatMap((customer) => [get(c, customer, '/v4/film'), get(c, customer, '/v1/session')]));
+    assert.deepEqual(lists.map((response) => response.statusCode), Array(8).fill(200));
+    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 4);
+  });
+
   test('a catalogue let go is built again with identical answers and ETags', async () => {
     // A budget smaller than any catalogue holds one at a time.
     const c = await cinemas(['odeon-leeds', 'rex-berlin'], { cacheMemoryBytes: 1 });

@@ -59,7 +59,8 @@ export interface SqlClient {
   notify?(channel: string, payload: string): Promise<void>;
   /**
    * Calls `onSignal` for every notification on `channel`, from any connection to the database,
-   * until the subscription is closed. The connection is re-established when it drops; since a
+   * until the subscription is closed; where the database cannot notify, for every commit of
+   * another connection. The connection is re-established when it drops; since a
    * notification sent meanwhile is lost, `onSignal` is also called each time listening starts.
    */
   listen?(channel: string, onSignal: () => void): Subscription;

@@ -10,6 +10,7 @@ import {
   type LockWait,
   type SqlClient,
   type SqlValue,
+  type Subscription,
   type TransactionOptions,
 } from './sql-client.js';
 
@@ -20,6 +21,8 @@ import {
  */
 const BUSY_TIMEOUT_MS = 5000;
 const FIRST_RETRY_MS = 50;
+/** How often a listener looks whether another connection committed: one pragma, microseconds of work. */
+const COMMIT_CHECK_MS = 20;
 const LONGEST_RETRY_MS = 1000;
 
 /** Primary result codes, the low byte of the extended code node:sqlite reports as `errcode`. */
@@ -38,7 +41,10 @@ export class SqliteClient implements SqlClient {
   private readonly statements = new Map<string, StatementSync>();
   /** Prepared apart from `statements`: a statement returns either objects or arrays, never both. */
   private readonly arrayStatements = new Map<string, StatementSync>();
-  private inTransaction = false;
+  /** Transactions under way or waiting for their turn. */
+  private transactions = 0;
+  /** Settles when the last transaction asked for has ended. */
+  private lastTurn: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly db: DatabaseSync,
@@ -88,34 +94,43 @@ export class SqliteClient implements SqlClient {
     }
   }
 
+  /**
+   * One connection holds one transaction at a time, so transactions take turns, in the order they
+   * were asked for: a server builds several customers' catalogues at once, each in a read
+   * transaction that spans turns of the event loop. One that must not wait (`failIfBusy`, the
+   * background writes of token uses) fails while any other is under way or waiting.
+   */
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    if (this.inTransaction) {
-      // One connection holds one transaction at a time; a server's catalogue reload holds its read
-      // transaction over many turns of the event loop, during which a background write may come.
-      if (options.failIfBusy) throw new DatabaseBusyError('another transaction is open on this connection');
-      throw new Error('SQLite transactions do not nest');
-    }
-    // Claimed before a writer waits for the lock, so that nothing else begins on this connection meanwhile.
-    this.inTransaction = true;
+    if (options.failIfBusy && this.transactions > 0) throw new DatabaseBusyError('another transaction is open on this connection');
+    this.transactions += 1;
+    const turn = this.lastTurn;
+    let done = (): void => {};
+    this.lastTurn = new Promise((resolve) => (done = resolve));
     try {
-      // A writer takes the lock up front (IMMEDIATE), so two importers queue instead of
-      // deadlocking; a reader's DEFERRED transaction reads one WAL snapshot and blocks nobody.
-      if (options.readOnly) this.db.exec('BEGIN DEFERRED');
-      else if (options.failIfBusy) {
-        if (!this.tryBeginWriting()) throw new DatabaseBusyError();
-      } else await this.beginWriting();
-      try {
-        const result = await work(this);
-        this.db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        // SQLite has already rolled back after some errors, such as a full disk; a ROLLBACK then
-        // would fail, and its error would hide the one that matters.
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
-        throw this.explain(error);
-      }
+      await turn;
+      return await this.runTransaction(work, options);
     } finally {
-      this.inTransaction = false;
+      this.transactions -= 1;
+      done();
+    }
+  }
+
+  private async runTransaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions): Promise<T> {
+    // A writer takes the lock up front (IMMEDIATE), so two importers queue instead of
+    // deadlocking; a reader's DEFERRED transaction reads one WAL snapshot and blocks nobody.
+    if (options.readOnly) this.db.exec('BEGIN DEFERRED');
+    else if (options.failIfBusy) {
+      if (!this.tryBeginWriting()) throw new DatabaseBusyError();
+    } else await this.beginWriting();
+    try {
+      const result = await work(this);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      // SQLite has already rolled back after some errors, such as a full disk; a ROLLBACK then
+      // would fail, and its error would hide the one that matters.
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw this.explain(error);
     }
   }
 
@@ -150,6 +165,25 @@ export class SqliteClient implements SqlClient {
   private explain(error: unknown): unknown {
     if (resultCode(error) !== SQLITE_FULL) return error;
     return new DatabaseFullError(`the disk holding ${this.path} is full (SQLITE_FULL)`, { cause: error });
+  }
+
+  /**
+   * SQLite cannot notify, but `PRAGMA data_version` moves whenever another connection commits,
+   * any import included: read every COMMIT_CHECK_MS, each move is a signal, whatever the channel.
+   * Nothing is missed while listening, so nothing is signalled when it starts.
+   */
+  listen(_channel: string, onSignal: () => void): Subscription {
+    const dataVersion = (): unknown => this.statement('PRAGMA data_version', 'arrays').get()?.[0];
+    let seen = dataVersion();
+    const timer = setInterval(() => {
+      if (!this.db.isOpen) return;
+      const version = dataVersion();
+      if (version === seen) return;
+      seen = version;
+      onSignal();
+    }, COMMIT_CHECK_MS);
+    timer.unref();
+    return { close: async () => clearInterval(timer) };
   }
 
   async close(): Promise<void> {
