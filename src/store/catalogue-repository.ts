@@ -3,7 +3,7 @@
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
-import { columnOf, insertRows } from './insert-rows.js';
+import { columnOf, deleteRows, insertRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, deleteRecords, loadRecords } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
@@ -213,7 +213,7 @@ export async function saveFilms(tx: SqlClient, customer: string, films: readonly
     films.map((film) => [customer, ...filmColumns(film)]),
     ` ON CONFLICT (customer, id) DO UPDATE SET ${updates.join(', ')}`,
   );
-  for (const film of films) await tx.execute('DELETE FROM film_person WHERE customer = ? AND film_id = ?', [customer, film.id]);
+  await deleteRows(tx, 'film_person', customer, 'film_id', films.map((film) => film.id));
   await insertRows(
     tx,
     'film_person',
@@ -224,7 +224,7 @@ export async function saveFilms(tx: SqlClient, customer: string, films: readonly
 
 /** Inserts packages, or replaces those whose id is already taken, films included. */
 export async function savePackages(tx: SqlClient, customer: string, packages: readonly FilmPackage[]): Promise<void> {
-  for (const filmPackage of packages) await tx.execute('DELETE FROM film_package WHERE customer = ? AND id = ?', [customer, filmPackage.id]);
+  await deleteRows(tx, 'film_package', customer, 'id', packages.map((filmPackage) => filmPackage.id));
   await insertRows(tx, 'film_package', ['customer', 'id', 'title', 'status'], packages.map((p) => [customer, p.id, p.title, p.status]));
   await insertRows(
     tx,
