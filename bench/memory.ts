@@ -4,8 +4,8 @@
  *
  * - retained: heap and buffers still reachable after a full garbage collection, measured in this
  *   process around loading the catalogue (needs --expose-gc, which `npm run bench` passes);
- * - server RSS: the resident memory of a real `marquee serve` child once it has answered the film
- *   list (which publishes the catalogue), less that of one serving an empty catalogue.
+ * - server RSS: the resident memory of a real `marquee serve` child once it has answered every
+ *   list (which publishes the whole catalogue), less that of one serving an empty catalogue.
  *
  * Beside them, what the server counts against its memory budget (`--cache-memory`) for the catalogue.
  *
@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { COLLECTION_NAMES } from '../src/formats/published-catalogue.js';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
@@ -43,14 +44,17 @@ async function writeFilms(file: string, count: number): Promise<void> {
   await writeFile(file, JSON.stringify(films));
 }
 
-/** Resident memory, in bytes, of a server on `database` once it has answered the film list. */
+/** Every list of a catalogue: asked once, they have it published whole. */
+const LISTS = ['/v4/film', '/v1/film', '/v1/filmpackage', '/v1/screen', '/v1/attribute', '/v1/session'];
+
+/** Resident memory, in bytes, of a server on `database` once it has answered every list. */
 async function serverRss(database: string): Promise<number> {
   const child = spawn(process.execPath, [join(ROOT, 'bin', 'marquee.js'), 'serve', '--port', '0', '--database', database], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   for await (const line of lines) {
     const url = /listening at (http:\/\/[^"]+)/.exec(line)?.[1];
     if (url === undefined) continue;
-    await (await fetch(`${url}/v4/film`)).arrayBuffer();
+    for (const list of LISTS) await (await fetch(`${url}${list}`)).arrayBuffer();
     break;
   }
   // Let start-up garbage settle before reading.
@@ -101,6 +105,7 @@ export async function measureMemory(sizes: readonly number[], databaseSpec: stri
       const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: Infinity });
       await live.refresh();
       const published = await live.published('default');
+      for (const name of COLLECTION_NAMES) await published.collection(name);
       const retained = retainedBytes(collect) - before;
       if (published.filmCount !== count) throw new Error('the catalogue did not load');
       rows.push({ films: count, retainedMiB: mib(retained), countedMiB: mib(published.bytes), serverRssMiB: mib((await serverRss(database)) - emptyRss) });

@@ -71,6 +71,18 @@ describe('catalogues published on demand', () => {
     assert.equal(figure('marquee_catalogue_films'), 36);
   });
 
+  test("a customer's first answer publishes the one collection it needs; each other on its own first request", async () => {
+    const c = await cinemas(['odeon-leeds']);
+    const held = async (): Promise<number> => (await metrics(c))('marquee_catalogue_bytes') as number;
+    assert.equal((await get(c, 'odeon-leeds', '/v4/film/HO00000101')).statusCode, 200);
+    const films = await held();
+    assert.equal((await get(c, 'odeon-leeds', '/v4/film')).statusCode, 200);
+    assert.equal(await held(), films, 'the film list is of the collection already published');
+    assert.equal((await get(c, 'odeon-leeds', '/v1/film')).statusCode, 200);
+    assert.ok((await held()) > films, 'the films in the older shape are published on their first request');
+    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 1, 'from the one read of the catalogue');
+  });
+
   test('customers asked for at once are each published, the database read by each in turn', async () => {
     const customers = ['cinema-a', 'cinema-b', 'cinema-c', 'cinema-d'];
     const c = await cinemas(customers);
@@ -98,6 +110,7 @@ describe('catalogues published on demand', () => {
     const customers = ['cinema-a', 'cinema-b', 'cinema-c', 'cinema-d'];
     const probe = await cinemas(['cinema-a']);
     await get(probe, 'cinema-a', '/v4/film');
+    await get(probe, 'cinema-a', '/v1/session');
     const one = (await metrics(probe))('marquee_catalogue_bytes') as number;
     assert.ok(one > 100_000, `a demo catalogue holds ${one} bytes`);
 

@@ -6,11 +6,16 @@
 export class HeldBytes {
   private count = 0;
 
+  /** `onGrowth` is told each time the count grows: a collection published, a body compressed. */
+  constructor(private readonly onGrowth?: () => void) {}
+
   get bytes(): number {
     return this.count;
   }
 
+  /** Counts `bytes` more held, or fewer when negative: what is let go. */
   add(bytes: number): void {
     this.count += bytes;
+    if (bytes > 0) this.onGrowth?.();
   }
 }

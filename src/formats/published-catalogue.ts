@@ -51,6 +51,7 @@ const COLLECTIONS = {
 };
 
 export type CollectionName = keyof typeof COLLECTIONS;
+export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
 /**
  * What a record's answers hold beside their bytes: the objects, the map entry and the ETags once
@@ -68,28 +69,56 @@ async function publish<T>({ shape, records, key }: Collection<T>, snapshot: Cata
   return { list: listOf(shape, written, xml, held), items };
 }
 
+/** A record of a snapshot kept in memory until its collections are published, as measured on Node.js 24. */
+const SNAPSHOT_BYTES_PER_RECORD = 2048;
+
+/** What a server learns of a catalogue it holds. */
+export interface PublicationEvents {
+  /** A collection was published from the records, taking `durationMs`. */
+  readonly onCollection?: (name: CollectionName, durationMs: number) => void;
+  /** What the catalogue holds grew (see `bytes`). */
+  readonly onGrowth?: () => void;
+}
+
 /**
- * Keeps the answers only, not the records they were written from: those would double what a
- * catalogue holds in memory, and every garbage collection would go through them.
+ * Each collection is published on its first use, so that a customer's first answer waits for
+ * the one collection it needs: the records are kept until every collection is published, then
+ * let go, since keeping them would add to what a catalogue holds in memory, and every garbage
+ * collection would go through them.
  */
 export class PublishedCatalogue {
+  private readonly collections = new Map<CollectionName, PublishedCollection | Promise<PublishedCollection>>();
+  /** The records, until every collection has been published from them. */
+  private snapshot: CatalogueSnapshot | undefined;
+  /** The stored catalogue version the answers were written from. */
+  readonly version: number;
+  readonly filmCount: number;
+  readonly packageCount: number;
+
   private constructor(
-    /** The stored catalogue version the answers were written from. */
-    readonly version: number,
-    private readonly collections: Readonly<Record<CollectionName, PublishedCollection>>,
+    snapshot: CatalogueSnapshot,
+    private readonly xml: XmlWriter,
     /** Null until a site is imported. */
     readonly site: Representations | null,
     readonly webSessions: WebSessions,
     private readonly held: HeldBytes,
-  ) {}
+    private readonly events: PublicationEvents,
+  ) {
+    this.snapshot = snapshot;
+    this.version = snapshot.version;
+    this.filmCount = snapshot.films.length;
+    this.packageCount = snapshot.packages.length;
+    held.add(recordCount(snapshot) * SNAPSHOT_BYTES_PER_RECORD);
+  }
 
-  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter): Promise<PublishedCatalogue> {
-    const held = new HeldBytes();
-    const collections: Partial<Record<CollectionName, PublishedCollection>> = {};
-    for (const name of Object.keys(COLLECTIONS) as CollectionName[]) collections[name] = await publish(COLLECTIONS[name] as Collection<unknown>, snapshot, xml, held);
+  /** Publishes the site, the web sessions and `collections` now; every other collection on its first use. */
+  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, collections: Iterable<CollectionName> = [], events: PublicationEvents = {}): Promise<PublishedCatalogue> {
+    const held = new HeldBytes(events.onGrowth);
     const site = snapshot.site === null ? null : itemOf((await writeRecords(SITE_SHAPE, [snapshot.site], xml, new ByteSlabs(held)))[0] as WrittenRecord, held);
     const webSessions = await WebSessions.publish(snapshot, xml, held);
-    return new PublishedCatalogue(snapshot.version, collections as Record<CollectionName, PublishedCollection>, site, webSessions, held);
+    const published = new PublishedCatalogue(snapshot, xml, site, webSessions, held, events);
+    for (const name of collections) await published.collection(name);
+    return published;
   }
 
   /** The memory its answers hold, compressed forms made since publication included. */
@@ -97,20 +126,31 @@ export class PublishedCatalogue {
     return this.held.bytes;
   }
 
-  get filmCount(): number {
-    return this.collections.film.items.size;
+  /** The collections published so far, or being published: what a newer version publishes before it is served. */
+  get publishedCollections(): CollectionName[] {
+    return [...this.collections.keys()];
   }
 
-  get packageCount(): number {
-    return this.collections.package.items.size;
+  /** The collection's answers: at once once published, else once published from the records. */
+  collection(name: CollectionName): PublishedCollection | Promise<PublishedCollection> {
+    const found = this.collections.get(name);
+    if (found !== undefined) return found;
+    const snapshot = this.snapshot as CatalogueSnapshot;
+    const started = performance.now();
+    const publishing = publish(COLLECTIONS[name] as Collection<unknown>, snapshot, this.xml, this.held).then((published) => {
+      this.collections.set(name, published);
+      this.events.onCollection?.(name, performance.now() - started);
+      if (this.collections.size === COLLECTION_NAMES.length && [...this.collections.values()].every((value) => !(value instanceof Promise))) {
+        this.snapshot = undefined;
+        this.held.add(-recordCount(snapshot) * SNAPSHOT_BYTES_PER_RECORD);
+      }
+      return published;
+    });
+    this.collections.set(name, publishing);
+    return publishing;
   }
+}
 
-  list(name: CollectionName): Representations {
-    return this.collections[name].list;
-  }
-
-  /** A record by its id as text; integer ids written as .NET would (`7`, not `007`). */
-  item(name: CollectionName, id: string): Representations | undefined {
-    return this.collections[name].items.get(id);
-  }
+function recordCount(snapshot: CatalogueSnapshot): number {
+  return snapshot.films.length + snapshot.packages.length + snapshot.screens.length + snapshot.attributes.length + snapshot.sessions.length;
 }

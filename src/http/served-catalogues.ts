@@ -37,7 +37,7 @@ export interface CatalogueStatistics {
   readonly budgetBytes: number;
   /** Catalogues built since start: on a first request, or when a held one changed. */
   readonly builds: number;
-  /** The time those builds took, in seconds, reading from the database included. */
+  /** The time those builds took, in seconds: reading from the database and publishing each collection as it was first asked for. */
   readonly buildSeconds: number;
   /** Catalogues let go to keep within the budget. */
   readonly evictions: number;

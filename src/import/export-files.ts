@@ -42,8 +42,9 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
   );
   // The exported bytes are the API's own answers, so a round trip is checked byte for byte.
   // Sessions are written with their Url, as web sessions are, so that none is lost.
-  const published = await PublishedCatalogue.publish(snapshot, xml);
-  const answers: [string, Representations][] = LIST_FILES.map(([file, collection]) => [file, published.list(collection)]);
+  const published = await PublishedCatalogue.publish(snapshot, xml, LIST_FILES.map(([, collection]) => collection));
+  const answers: [string, Representations][] = [];
+  for (const [file, collection] of LIST_FILES) answers.push([file, (await published.collection(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);
   answers.push(['sessions', listOf(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, xml, new ByteSlabs()), xml)]);
   await mkdir(options.directory, { recursive: true });

@@ -111,7 +111,7 @@ function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonit
   gauge('marquee_catalogues', 'Customers whose published catalogue this server holds.', (s) => s.held.length);
   gauge('marquee_catalogue_memory_budget_bytes', 'What the held catalogues may hold in all (--cache-memory).', (s) => s.budgetBytes);
   counter('marquee_catalogue_builds_total', "Catalogues published: on a customer's first request, after it was let go, or when it changed while held.", (s) => s.builds);
-  counter('marquee_catalogue_build_seconds_total', 'Time spent publishing catalogues, reading them from the database included; divided by the builds, the mean.', (s) => s.buildSeconds);
+  counter('marquee_catalogue_build_seconds_total', 'Time spent reading catalogues from the database and publishing their collections (each on its first request); divided by the builds, the mean.', (s) => s.buildSeconds);
   counter('marquee_catalogue_evictions_total', 'Catalogues let go to stay within the memory budget.', (s) => s.evictions);
 
   /** A figure of each held catalogue: one series per customer with `--metrics-customers`, else their sum. */

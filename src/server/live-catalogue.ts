@@ -174,37 +174,49 @@ export class LiveCatalogue implements ServedCatalogues {
     return building;
   }
 
+  /** Reads the customer's catalogue and publishes it; each collection counts in the build time as it is published. */
   private async publish(customer: string): Promise<PublishedCatalogue> {
     const started = performance.now();
     const [snapshot, changedAt] = await this.db.transaction(
       async (tx) => [new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)), await loadCatalogueChangedAt(tx, customer)] as const,
       { readOnly: true },
     );
-    const published = await PublishedCatalogue.publish(snapshot, this.xml);
-    const durationMs = performance.now() - started;
     this.counts.builds += 1;
-    this.counts.buildSeconds += durationMs / 1000;
+    this.counts.buildSeconds += (performance.now() - started) / 1000;
+    // A catalogue built again publishes at once what the one it replaces had published: those are
+    // the collections in use. The others are published on their first request.
+    const inUse = this.held.get(customer)?.published.publishedCollections;
+    const published = await PublishedCatalogue.publish(snapshot, this.xml, inUse, {
+      onCollection: (_name, durationMs) => (this.counts.buildSeconds += durationMs / 1000),
+      onGrowth: () => this.keepWithinBudget(customer),
+    });
     this.hold(customer, { published, changedAt });
-    this.options.events?.onBuild?.(customer, snapshot, durationMs);
+    this.options.events?.onBuild?.(customer, snapshot, performance.now() - started);
     return published;
   }
 
-  /**
-   * Holds the customer's catalogue as the most recently used, and lets the least recently used
-   * others go while all would exceed the budget. One catalogue larger than the budget is held
-   * alone: a customer is always answered.
-   */
+  /** Holds the customer's catalogue as the most recently used, within the budget. */
   private hold(customer: string, held: Held): void {
     this.held.delete(customer);
-    let bytes = held.published.bytes;
+    this.held.set(customer, held);
+    this.keepWithinBudget(customer);
+  }
+
+  /**
+   * Lets the least recently used catalogues go, but the customer's, while all held exceed the
+   * budget: on each build, and as a held catalogue grows. One catalogue larger than the budget
+   * is held alone: a customer is always answered.
+   */
+  private keepWithinBudget(customer: string): void {
+    let bytes = 0;
     for (const { published } of this.held.values()) bytes += published.bytes;
     for (const [other, { published }] of this.held) {
-      if (bytes <= this.options.budgetBytes) break;
+      if (bytes <= this.options.budgetBytes) return;
+      if (other === customer) continue;
       this.held.delete(other);
       bytes -= published.bytes;
       this.counts.evictions += 1;
       this.options.events?.onEvict?.(other, published.bytes);
     }
-    this.held.set(customer, held);
   }
 }

@@ -65,13 +65,22 @@ interface Resource {
   readonly operationIds: readonly [list: string, get: string];
   readonly listDescription: string;
   readonly id: 'text' | 'integer';
-  readonly list: (catalogue: PublishedCatalogue) => Representations;
-  readonly find: (catalogue: PublishedCatalogue, id: string) => Representations | undefined;
+  readonly list: (catalogue: PublishedCatalogue) => Representations | Promise<Representations>;
+  readonly find: (catalogue: PublishedCatalogue, id: string) => Representations | undefined | Promise<Representations | undefined>;
 }
 
-/** A resource whose answers the catalogue prebuilt, once per snapshot. */
+/** Goes on with `value` at once when it is there, or once it is: a request pays for a promise only when it has to wait. */
+function when<T, Result>(value: T | Promise<T>, then: (value: T) => Result): Result | Promise<Result> {
+  return value instanceof Promise ? value.then(then) : then(value);
+}
+
+/** A resource whose answers the catalogue prebuilt, once per snapshot, on its first use. */
 function collection(name: CollectionName, resource: Omit<Resource, 'list' | 'find'>): Resource {
-  return { ...resource, list: (catalogue) => catalogue.list(name), find: (catalogue, id) => catalogue.item(name, id) };
+  return {
+    ...resource,
+    list: (catalogue) => when(catalogue.collection(name), (published) => published.list),
+    find: (catalogue, id) => when(catalogue.collection(name), (published) => published.items.get(id)),
+  };
 }
 
 const RESOURCES: readonly Resource[] = [
@@ -164,7 +173,7 @@ const CATALOGUE_UNAVAILABLE: Problem = {
   headers: { 'retry-after': '1' },
 };
 
-type CatalogueHandler = (catalogue: PublishedCatalogue, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+type CatalogueHandler = (catalogue: PublishedCatalogue, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>;
 
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access }: CatalogueRouteOptions): void {
   /** Answers from the customer's catalogue: at once when it is held, else once it is built. */
@@ -196,7 +205,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     route(
       resource.path,
       catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
-      (catalogue, request, reply) => sendRepresentation(request, reply, resource.list(catalogue), cacheControl),
+      (catalogue, request, reply) => when(resource.list(catalogue), (list) => sendRepresentation(request, reply, list, cacheControl)),
     );
     const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
     route(
@@ -213,8 +222,9 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       (catalogue, request, reply) => {
         const { id } = request.params as { id: string };
         const parsed = key(id);
-        const found = parsed === undefined ? undefined : resource.find(catalogue, parsed);
-        return found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl);
+        return when(parsed === undefined ? undefined : resource.find(catalogue, parsed), (found) =>
+          found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl),
+        );
       },
     );
   }
