@@ -232,13 +232,13 @@ async function main(): Promise<void> {
     const sizes: SizeResult[] = [];
     for (const films of [...new Set([...SIZES, ...PLAIN_SIZES])].sort((a, b) => a - b)) {
       const size = await benchSize(films, work, { ceiling: SIZES.includes(films), plain: PLAIN_SIZES.includes(films) });
-      console.log(`${films} films: ready in ${size.readyMs.toFixed(0)} ms after start, RSS ${size.rssMb.toFixed(1)} MB after load`);
+      console.log(`${films} films: ready in ${size.readyMs.toFixed(0)} ms after start, RSS ${size.rssMb.toFixed(1)} MB once the catalogue is published`);
       sizes.push(size);
     }
     const [small, large] = [sizes[0], sizes.at(-1)];
     if (small && large && large.films > small.films) {
       const perThousand = ((large.rssMb - small.rssMb) / (large.films - small.films)) * 1000;
-      console.log(`memory: ${perThousand.toFixed(1)} MB RSS per 1,000 films (from ${small.films} to ${large.films} films, right after load)`);
+      console.log(`memory: ${perThousand.toFixed(1)} MB RSS per 1,000 films (from ${small.films} to ${large.films} films, once published)`);
     }
     const memory = await measureMemory(sizeList(options['memory-films']), options['memory-database']);
     console.log(`memory on ${memory.database}: a server on an empty catalogue ${memory.emptyServerRssMiB.toFixed(1)} MiB RSS`);
