@@ -163,16 +163,17 @@ export interface MarqueeServer {
  * Starts a server (Marquee or the plain fastify app) pinned to core 0. Its log goes to a file, as
  * an operator's would: read through a pipe, it would take the load generator's core.
  */
-export async function startLogging(args: readonly string[], logFile: string): Promise<ChildProcess> {
+export async function startLogging(args: readonly string[], logFile: string, nodeFlags: readonly string[] = []): Promise<ChildProcess> {
   const logHandle = await open(logFile, 'w');
-  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, ...args], logHandle.fd);
+  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, ...nodeFlags, ...args], logHandle.fd);
   await logHandle.close();
   return child;
 }
 
-export async function startMarquee(database: string, logFile: string, settings: readonly string[] = []): Promise<MarqueeServer> {
+/** Starts `marquee serve` with `settings`, on a Node.js started with `nodeFlags`. */
+export async function startMarquee(database: string, logFile: string, settings: readonly string[] = [], nodeFlags: readonly string[] = []): Promise<MarqueeServer> {
   const started = performance.now();
-  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT), ...settings], logFile);
+  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT), ...settings], logFile, nodeFlags);
   // /readyz needs no token, so it also tells when a server closed by a token is ready.
   await waitUntilAnswering(MARQUEE_PORT, '/readyz');
   return {

@@ -80,7 +80,22 @@ describe('catalogues published on demand', () => {
     assert.equal(await held(), films, 'the film list is of the collection already published');
     assert.equal((await get(c, 'odeon-leeds', '/v1/film')).statusCode, 200);
     assert.ok((await held()) > films, 'the films in the older shape are published on their first request');
-    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 1, 'from the one read of the catalogue');
+    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 1, 'one build: the older shape is published from the records read again');
+  });
+
+  test('a collection first asked for after an import is read as stored then, and the next look builds the catalogue again', async () => {
+    const c = await cinemas(['odeon-leeds']);
+    const film = (await get(c, 'odeon-leeds', '/v4/film/HO00000101')).json<Json>();
+    const file = join(await tempDir(), 'renamed.json');
+    await writeFile(file, JSON.stringify({ ...film, Title: 'Renamed after publication' }));
+    await importFiles(c.t.db, { customer: 'odeon-leeds', files: [file], replace: false });
+
+    // No look at the database yet: the films published stay as they were, each answer from one version.
+    assert.equal((await get(c, 'odeon-leeds', '/v4/film/HO00000101')).json<Json>()['Title'], film['Title']);
+    assert.equal((await get(c, 'odeon-leeds', '/v1/film/HO00000101')).json<Json>()['Title'], 'Renamed after publication');
+    await c.t.live.refresh();
+    assert.equal((await get(c, 'odeon-leeds', '/v4/film/HO00000101')).json<Json>()['Title'], 'Renamed after publication');
+    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 2);
   });
 
   test('customers asked for at once are each published, the database read by each in turn', async () => {
@@ -168,7 +183,7 @@ describe('catalogues published on demand', () => {
     assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 0);
   });
 
-  test('while the database does not answer, a catalogue held is served and one not held is 503 with Retry-After', async () => {
+  test('while the database does not answer, a catalogue held is served, and what it has not published and a catalogue not held are 503 with Retry-After', async () => {
     const c = await cinemas(['odeon-leeds', 'rex-berlin']);
     // Catalogues read from a connection of their own, as from a replica, which goes away; tokens stay.
     const reads = await openDatabase(parseDatabaseSpec(c.t.database));
@@ -181,10 +196,12 @@ describe('catalogues published on demand', () => {
 
     await reads.close();
     assert.equal((await get('odeon-leeds', '/v4/film/HO00000101')).statusCode, 200);
-    const cold = await get('rex-berlin', '/v4/film');
-    assert.equal(cold.statusCode, 503);
-    assert.equal(cold.headers['retry-after'], '1');
-    assert.equal(cold.json<Json>()['detail'], 'The catalogue cannot be read from the database now; try again shortly.');
+    for (const [customer, url] of [['odeon-leeds', '/v1/filmpackage'], ['rex-berlin', '/v4/film']] as const) {
+      const unavailable = await get(customer, url);
+      assert.equal(unavailable.statusCode, 503, `${customer} ${url}`);
+      assert.equal(unavailable.headers['retry-after'], '1');
+      assert.equal(unavailable.json<Json>()['detail'], 'The catalogue cannot be read from the database now; try again shortly.');
+    }
   });
 
   test('--cache-memory takes a size and names itself when it cannot', async () => {

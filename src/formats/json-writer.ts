@@ -65,7 +65,7 @@ export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
 
 const ARRAY: ListFraming = { start: Buffer.from('['), separator: Buffer.from(','), end: Buffer.from(']') };
 
-/** Joins records already written with `jsonRecord` into a JSON array, copying bytes only. */
-export function jsonArray(items: readonly Buffer[]): Buffer {
-  return joinList(items, ARRAY);
+/** Joins records already written with `jsonRecord` into a JSON array, copying bytes only; `spans` as `joinList` fills it. */
+export function jsonArray(items: readonly Uint8Array[], spans?: Uint32Array): Buffer {
+  return joinList(items, ARRAY, spans);
 }

@@ -17,7 +17,11 @@ export interface ListFraming {
 
 const NOTHING = new Uint8Array(0);
 
-export function joinList(items: readonly Uint8Array[], framing: ListFraming): Buffer {
+/**
+ * The list of `items` in `framing`. Given `spans` (two numbers an item), it tells where each
+ * item's own bytes lie in the list: its start, then its end.
+ */
+export function joinList(items: readonly Uint8Array[], framing: ListFraming, spans?: Uint32Array): Buffer {
   const { start, end, itemStart = NOTHING, itemEnd = NOTHING, separator = NOTHING } = framing;
   let length = start.length + end.length + items.length * (itemStart.length + itemEnd.length) + Math.max(0, items.length - 1) * separator.length;
   for (const item of items) length += item.length;
@@ -31,6 +35,7 @@ export function joinList(items: readonly Uint8Array[], framing: ListFraming): Bu
   for (const [index, item] of items.entries()) {
     if (index > 0) put(separator);
     put(itemStart);
+    if (spans !== undefined) spans.set([offset, offset + item.length], index * 2);
     put(item);
     put(itemEnd);
   }

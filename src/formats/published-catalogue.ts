@@ -22,13 +22,8 @@ import {
   type WireShape,
 } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
-import { itemOf, listOf, writeRecords, type WrittenRecord } from './written-records.js';
-
-export interface PublishedCollection {
-  readonly list: Representations;
-  /** By the record's id, as text: `HO00000101`, `7`. */
-  readonly items: ReadonlyMap<string, Representations>;
-}
+import { PublishedCollection } from './published-collection.js';
+import { itemOf, writeRecords, type WrittenRecord } from './written-records.js';
 
 interface Collection<T> {
   readonly shape: WireShape<T>;
@@ -53,24 +48,13 @@ const COLLECTIONS = {
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
-/**
- * What a record's answers hold beside their bytes: the objects, the map entry and the ETags once
- * hashed, about 500 bytes a record as measured on Node.js 24 (`bench/memory.ts`).
- */
-const BYTES_PER_RECORD = 500;
-
 async function publish<T>({ shape, records, key }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<PublishedCollection> {
   const all = records(snapshot);
-  const written = await writeRecords(shape, all, xml, new ByteSlabs(held));
-  const items = new Map<string, Representations>();
-  written.forEach((record, index) => items.set(String(key(all[index] as T)), itemOf(record, held)));
-  held.add(all.length * BYTES_PER_RECORD);
+  // The slabs are let go once the list is joined: the list holds the records' bytes from then on.
+  const written = await writeRecords(shape, all, new ByteSlabs());
   await nextTurn();
-  return { list: listOf(shape, written, xml, held), items };
+  return PublishedCollection.of(shape, all.map((record) => String(key(record))), written, xml, held);
 }
-
-/** A record of a snapshot kept in memory until its collections are published, as measured on Node.js 24. */
-const SNAPSHOT_BYTES_PER_RECORD = 2048;
 
 /** What a server learns of a catalogue it holds. */
 export interface PublicationEvents {
@@ -80,44 +64,51 @@ export interface PublicationEvents {
   readonly onGrowth?: () => void;
 }
 
+/** Reads the catalogue's records again, as stored now: for a collection published after the others. */
+export type ReadRecords = () => Promise<CatalogueSnapshot>;
+
 /**
  * Each collection is published on its first use, so that a customer's first answer waits for
- * the one collection it needs: the records are kept until every collection is published, then
- * let go, since keeping them would add to what a catalogue holds in memory, and every garbage
- * collection would go through them.
+ * the one collection it needs. The records are let go once the collections asked for at the
+ * start are published, and a collection first asked for later is published from the records
+ * read again: kept, they would add to what a catalogue holds in memory, and every garbage
+ * collection would go through thousands of them. Read again after an import, those records are
+ * newer than the rest: each answer is still wholly from one committed catalogue, and the server
+ * is then building the newer catalogue to replace this one.
  */
 export class PublishedCatalogue {
   private readonly collections = new Map<CollectionName, PublishedCollection | Promise<PublishedCollection>>();
-  /** The records, until every collection has been published from them. */
-  private snapshot: CatalogueSnapshot | undefined;
-  /** The stored catalogue version the answers were written from. */
-  readonly version: number;
-  readonly filmCount: number;
-  readonly packageCount: number;
 
   private constructor(
-    snapshot: CatalogueSnapshot,
-    private readonly xml: XmlWriter,
+    /** The stored catalogue version the answers were written from. */
+    readonly version: number,
+    readonly filmCount: number,
+    readonly packageCount: number,
     /** Null until a site is imported. */
     readonly site: Representations | null,
     readonly webSessions: WebSessions,
+    private readonly xml: XmlWriter,
+    private readonly read: ReadRecords,
     private readonly held: HeldBytes,
     private readonly events: PublicationEvents,
-  ) {
-    this.snapshot = snapshot;
-    this.version = snapshot.version;
-    this.filmCount = snapshot.films.length;
-    this.packageCount = snapshot.packages.length;
-    held.add(recordCount(snapshot) * SNAPSHOT_BYTES_PER_RECORD);
-  }
+  ) {}
 
-  /** Publishes the site, the web sessions and `collections` now; every other collection on its first use. */
-  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, collections: Iterable<CollectionName> = [], events: PublicationEvents = {}): Promise<PublishedCatalogue> {
+  /**
+   * Publishes the site, the web sessions and `collections` from `snapshot` now; every other
+   * collection on its first use, from the records `read` returns then.
+   */
+  static async publish(
+    snapshot: CatalogueSnapshot,
+    xml: XmlWriter,
+    read: ReadRecords,
+    collections: Iterable<CollectionName> = [],
+    events: PublicationEvents = {},
+  ): Promise<PublishedCatalogue> {
     const held = new HeldBytes(events.onGrowth);
-    const site = snapshot.site === null ? null : itemOf((await writeRecords(SITE_SHAPE, [snapshot.site], xml, new ByteSlabs(held)))[0] as WrittenRecord, held);
+    const site = snapshot.site === null ? null : itemOf(SITE_SHAPE, (await writeRecords(SITE_SHAPE, [snapshot.site], new ByteSlabs(held)))[0] as WrittenRecord, xml, held);
     const webSessions = await WebSessions.publish(snapshot, xml, held);
-    const published = new PublishedCatalogue(snapshot, xml, site, webSessions, held, events);
-    for (const name of collections) await published.collection(name);
+    const published = new PublishedCatalogue(snapshot.version, snapshot.films.length, snapshot.packages.length, site, webSessions, xml, read, held, events);
+    for (const name of collections) await published.publishCollection(name, snapshot);
     return published;
   }
 
@@ -131,26 +122,30 @@ export class PublishedCatalogue {
     return [...this.collections.keys()];
   }
 
-  /** The collection's answers: at once once published, else once published from the records. */
+  /**
+   * The collection's answers: at once once published, else once its records are read again and
+   * published. The promise rejects when the database cannot be read; the next use tries again.
+   */
   collection(name: CollectionName): PublishedCollection | Promise<PublishedCollection> {
-    const found = this.collections.get(name);
-    if (found !== undefined) return found;
-    const snapshot = this.snapshot as CatalogueSnapshot;
+    return this.collections.get(name) ?? this.publishCollection(name, this.read());
+  }
+
+  private publishCollection(name: CollectionName, records: CatalogueSnapshot | Promise<CatalogueSnapshot>): Promise<PublishedCollection> {
     const started = performance.now();
-    const publishing = publish(COLLECTIONS[name] as Collection<unknown>, snapshot, this.xml, this.held).then((published) => {
-      this.collections.set(name, published);
-      this.events.onCollection?.(name, performance.now() - started);
-      if (this.collections.size === COLLECTION_NAMES.length && [...this.collections.values()].every((value) => !(value instanceof Promise))) {
-        this.snapshot = undefined;
-        this.held.add(-recordCount(snapshot) * SNAPSHOT_BYTES_PER_RECORD);
-      }
-      return published;
-    });
+    const publishing = Promise.resolve(records)
+      .then((snapshot) => publish(COLLECTIONS[name] as Collection<unknown>, snapshot, this.xml, this.held))
+      .then(
+        (published) => {
+          this.collections.set(name, published);
+          this.events.onCollection?.(name, performance.now() - started);
+          return published;
+        },
+        (error: unknown) => {
+          this.collections.delete(name);
+          throw error;
+        },
+      );
     this.collections.set(name, publishing);
     return publishing;
   }
-}
-
-function recordCount(snapshot: CatalogueSnapshot): number {
-  return snapshot.films.length + snapshot.packages.length + snapshot.screens.length + snapshot.attributes.length + snapshot.sessions.length;
 }

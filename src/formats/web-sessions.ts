@@ -44,11 +44,11 @@ export class WebSessions {
     // Sessions need the site, whose zone the import checked; with no site there are none.
     const zone = snapshot.site === null ? undefined : ianaZoneOf(snapshot.site.timeZoneIdentifier);
     const sessions = zone === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
-    const written = await writeRecords(WEB_SESSION_SHAPE, sessions, xml, new ByteSlabs(held));
+    const written = await writeRecords(WEB_SESSION_SHAPE, sessions, new ByteSlabs(held));
     return new WebSessions(
       sessions.map((session, index) => {
         const record = written[index] as WrittenRecord;
-        return { id: String(session.id), cutOff: instantOf(session.salesCutOffTime, zone as string), written: record, item: itemOf(record, held) };
+        return { id: String(session.id), cutOff: instantOf(session.salesCutOffTime, zone as string), written: record, item: itemOf(WEB_SESSION_SHAPE, record, xml, held) };
       }),
       xml,
       held,

@@ -8,36 +8,40 @@ import type { HeldBytes } from './held-bytes.js';
 import { jsonArray, jsonRecord } from './json-writer.js';
 import { Representation, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
-import { xmlChildren, type XmlRecord, type XmlWriter } from './xml-writer.js';
+import { xmlChildren, type XmlWriter } from './xml-writer.js';
 
 /** Records written between two yields to the event loop: a few milliseconds of work. */
 const RECORDS_PER_TURN = 100;
 
-/** One record written in each format: its document, and its bytes as an item of a list. */
+/** One record written in each format: its JSON document, and its XML child elements, which a list holds and its document wraps. */
 export interface WrittenRecord {
   readonly json: Buffer;
-  readonly xml: XmlRecord;
+  readonly xml: Buffer;
 }
 
 /** Writes each record in both formats, yielding to the event loop now and then. */
-export async function writeRecords<T>(shape: WireShape<T>, records: readonly T[], xml: XmlWriter, slabs: ByteSlabs): Promise<WrittenRecord[]> {
+export async function writeRecords<T>(shape: WireShape<T>, records: readonly T[], slabs: ByteSlabs): Promise<WrittenRecord[]> {
   const written: WrittenRecord[] = [];
   for (const [index, record] of records.entries()) {
     if (index > 0 && index % RECORDS_PER_TURN === 0) await nextTurn();
-    written.push({ json: slabs.write(jsonRecord(shape, record)), xml: xml.record(shape, xmlChildren(shape, record), slabs) });
+    written.push({ json: slabs.write(jsonRecord(shape, record)), xml: slabs.write(xmlChildren(shape, record)) });
   }
   return written;
 }
 
 /** A list of records already written, in each format; `held` counts the bytes it joins. */
-export function listOf(shape: Pick<WireShape<unknown>, 'name'>, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes): Representations {
+export function listOf(shape: Named, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes): Representations {
   const json = jsonArray(records.map((record) => record.json));
-  const document = xml.arrayDocument(shape, records.map((record) => record.xml.children));
+  const document = xml.arrayDocument(shape, records.map((record) => record.xml));
   held?.add(json.length + document.length);
   return { json: new Representation(json, held), xml: new Representation(document, held) };
 }
 
-/** A record already written, in each format: views of bytes its slabs already counted. */
-export function itemOf(record: WrittenRecord, held?: HeldBytes): Representations {
-  return { json: new Representation(record.json, held), xml: new Representation(record.xml.document, held) };
+/** A record already written, in each format: a view of its JSON, which its slabs counted, and its XML document, which `held` counts. */
+export function itemOf(shape: Named, record: WrittenRecord, xml: XmlWriter, held?: HeldBytes): Representations {
+  const document = xml.document(shape, record.xml);
+  held?.add(document.length);
+  return { json: new Representation(record.json, held), xml: new Representation(document, held) };
 }
+
+type Named = Pick<WireShape<unknown>, 'name'>;

@@ -3,7 +3,6 @@
  * ordinal alphabetical order, `i:nil` for null, the data-contract namespace on the root.
  */
 import { formatMillionths } from '../catalogue/split-percent.js';
-import type { ByteSlabs } from './byte-slabs.js';
 import { joinList } from './list-bytes.js';
 import { arrayRootName, type Scalar, type ScalarKind, type WireShape } from './wire-shape.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
@@ -48,18 +47,10 @@ export function xmlChildren<T>(shape: WireShape<T>, record: T): string {
   return xml;
 }
 
-/** The root tags of a shape's one-record documents, and their lengths in bytes. */
+/** The root tags of a shape's one-record documents. */
 interface DocumentRoot {
-  readonly start: string;
-  readonly end: string;
-  readonly startBytes: number;
-  readonly endBytes: number;
-}
-
-/** One record as a document, and its child elements as a list holds them: a view of the document. */
-export interface XmlRecord {
-  readonly document: Buffer;
-  readonly children: Buffer;
+  readonly start: Buffer;
+  readonly end: Buffer;
 }
 
 /** Writes XML documents whose root carries the configured data-contract namespace. */
@@ -72,21 +63,21 @@ export class XmlWriter {
     this.namespaces = ` xmlns:i="${XML_SCHEMA_INSTANCE}" xmlns="${escapeXmlAttribute(namespace)}"`;
   }
 
-  /** One record as a document, from its children as written by `xmlChildren`, written into `slabs`. */
-  record(shape: Named, children: string, slabs: ByteSlabs): XmlRecord {
+  /** One record as a document, from its children as written by `xmlChildren`. */
+  document(shape: Named, children: Uint8Array): Buffer {
     const root = this.documentRoot(shape);
-    const document = slabs.write(`${root.start}${children}${root.end}`);
-    return { document, children: document.subarray(root.startBytes, document.length - root.endBytes) };
+    return Buffer.concat([root.start, children, root.end]);
   }
 
-  /** A list as a document, from each record's children, copying bytes only. */
-  arrayDocument(shape: Named, children: readonly Buffer[]): Buffer {
-    return joinList(children, {
+  /** A list as a document, from each record's children, copying bytes only; `spans` as `joinList` fills it. */
+  arrayDocument(shape: Named, children: readonly Uint8Array[], spans?: Uint32Array): Buffer {
+    const framing = {
       start: Buffer.from(this.arrayStart(shape)),
       itemStart: Buffer.from(`<${shape.name}>`),
       itemEnd: Buffer.from(`</${shape.name}>`),
       end: Buffer.from(arrayEnd(shape)),
-    });
+    };
+    return joinList(children, framing, spans);
   }
 
   /** The opening tag of a list document, for writers that stream the records. */
@@ -97,9 +88,7 @@ export class XmlWriter {
   private documentRoot(shape: Named): DocumentRoot {
     let root = this.documentRoots.get(shape.name);
     if (root === undefined) {
-      const start = `<${shape.name}${this.namespaces}>`;
-      const end = `</${shape.name}>`;
-      root = { start, end, startBytes: Buffer.byteLength(start), endBytes: Buffer.byteLength(end) };
+      root = { start: Buffer.from(`<${shape.name}${this.namespaces}>`), end: Buffer.from(`</${shape.name}>`) };
       this.documentRoots.set(shape.name, root);
     }
     return root;

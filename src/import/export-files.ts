@@ -42,11 +42,11 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
   );
   // The exported bytes are the API's own answers, so a round trip is checked byte for byte.
   // Sessions are written with their Url, as web sessions are, so that none is lost.
-  const published = await PublishedCatalogue.publish(snapshot, xml, LIST_FILES.map(([, collection]) => collection));
+  const published = await PublishedCatalogue.publish(snapshot, xml, async () => snapshot, LIST_FILES.map(([, collection]) => collection));
   const answers: [string, Representations][] = [];
   for (const [file, collection] of LIST_FILES) answers.push([file, (await published.collection(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);
-  answers.push(['sessions', listOf(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, xml, new ByteSlabs()), xml)]);
+  answers.push(['sessions', listOf(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
   await mkdir(options.directory, { recursive: true });
   const files: string[] = [];
   for (const [name, answer] of answers) {

@@ -212,12 +212,12 @@ function example(summary: string, format: FormatName, bytes: Buffer): Example {
  * them, named after `answer`, the record's schema.
  */
 function collectionExamples<T>(answer: string, shape: WireShape<T>, records: readonly T[], noun: string, xml: XmlWriter, slabs: ByteSlabs, single = false): Record<string, Example> {
-  const written = records.map((record) => ({ json: slabs.write(jsonRecord(shape, record)), xml: xml.record(shape, xmlChildren(shape, record), slabs) }));
+  const written = records.map((record) => ({ json: slabs.write(jsonRecord(shape, record)), xml: slabs.write(xmlChildren(shape, record)) }));
   const [first] = written;
   if (first === undefined) throw new Error(`no sample ${noun}`);
   const examples = {
     [exampleName(answer, 'json')]: example(`One ${noun}`, 'json', first.json),
-    [exampleName(answer, 'xml')]: example(`One ${noun}`, 'xml', first.xml.document),
+    [exampleName(answer, 'xml')]: example(`One ${noun}`, 'xml', xml.document(shape, first.xml)),
   };
   if (single) return examples;
   const list = arrayRootName({ name: answer });
@@ -225,7 +225,7 @@ function collectionExamples<T>(answer: string, shape: WireShape<T>, records: rea
   return {
     ...examples,
     [exampleName(list, 'json')]: example(listSummary, 'json', jsonArray(written.map(({ json }) => json))),
-    [exampleName(list, 'xml')]: example(listSummary, 'xml', xml.arrayDocument(shape, written.map(({ xml: record }) => record.children))),
+    [exampleName(list, 'xml')]: example(listSummary, 'xml', xml.arrayDocument(shape, written.map((record) => record.xml))),
   };
 }
 

@@ -8,7 +8,7 @@
  * go on until it answers again.
  */
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
-import { PublishedCatalogue } from '../formats/published-catalogue.js';
+import { PublishedCatalogue, type CollectionName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
 import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
@@ -83,7 +83,7 @@ export class LiveCatalogue implements ServedCatalogues {
     return { held, budgetBytes: this.options.budgetBytes, ...this.counts };
   }
 
-  published(customer: string): PublishedCatalogue | Promise<PublishedCatalogue> {
+  published(customer: string, wanted?: CollectionName): PublishedCatalogue | Promise<PublishedCatalogue> {
     const held = this.held.get(customer);
     if (held !== undefined) {
       this.held.delete(customer);
@@ -92,7 +92,7 @@ export class LiveCatalogue implements ServedCatalogues {
     }
     if (this.empty === undefined) throw new Error('the catalogues have not been looked at yet');
     if (!this.versions.has(customer)) return this.empty;
-    return this.building.get(customer) ?? this.build(customer);
+    return this.building.get(customer) ?? this.build(customer, wanted);
   }
 
   /**
@@ -135,7 +135,8 @@ export class LiveCatalogue implements ServedCatalogues {
 
   private async look(): Promise<void> {
     try {
-      this.empty ??= await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml);
+      const empty = CatalogueSnapshot.empty();
+      this.empty ??= await PublishedCatalogue.publish(empty, this.xml, async () => empty);
       this.versions = await loadCatalogueVersions(this.db);
       await this.rebuildChanged();
     } catch (error) {
@@ -167,32 +168,42 @@ export class LiveCatalogue implements ServedCatalogues {
     }
   }
 
-  /** Builds the customer's catalogue once, however many requests wait for it. */
-  private build(customer: string): Promise<PublishedCatalogue> {
-    const building = this.publish(customer).finally(() => this.building.delete(customer));
+  /** Builds the customer's catalogue once, however many requests wait for it, with the `wanted` collection published. */
+  private build(customer: string, wanted?: CollectionName): Promise<PublishedCatalogue> {
+    const building = this.publish(customer, wanted).finally(() => this.building.delete(customer));
     this.building.set(customer, building);
     return building;
   }
 
   /** Reads the customer's catalogue and publishes it; each collection counts in the build time as it is published. */
-  private async publish(customer: string): Promise<PublishedCatalogue> {
+  private async publish(customer: string, wanted: CollectionName | undefined): Promise<PublishedCatalogue> {
     const started = performance.now();
-    const [snapshot, changedAt] = await this.db.transaction(
-      async (tx) => [new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)), await loadCatalogueChangedAt(tx, customer)] as const,
-      { readOnly: true },
-    );
+    const { snapshot, changedAt } = await this.read(customer);
     this.counts.builds += 1;
     this.counts.buildSeconds += (performance.now() - started) / 1000;
     // A catalogue built again publishes at once what the one it replaces had published: those are
     // the collections in use. The others are published on their first request.
-    const inUse = this.held.get(customer)?.published.publishedCollections;
-    const published = await PublishedCatalogue.publish(snapshot, this.xml, inUse, {
+    const inUse = new Set(this.held.get(customer)?.published.publishedCollections);
+    if (wanted !== undefined) inUse.add(wanted);
+    const readAgain = async () => (await this.read(customer)).snapshot;
+    const published = await PublishedCatalogue.publish(snapshot, this.xml, readAgain, inUse, {
       onCollection: (_name, durationMs) => (this.counts.buildSeconds += durationMs / 1000),
       onGrowth: () => this.keepWithinBudget(customer),
     });
     this.hold(customer, { published, changedAt });
     this.options.events?.onBuild?.(customer, snapshot, performance.now() - started);
     return published;
+  }
+
+  /** The customer's catalogue as stored now, from one read transaction. */
+  private read(customer: string): Promise<{ snapshot: CatalogueSnapshot; changedAt: Date | undefined }> {
+    return this.db.transaction(
+      async (tx) => ({
+        snapshot: new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)),
+        changedAt: await loadCatalogueChangedAt(tx, customer),
+      }),
+      { readOnly: true },
+    );
   }
 
   /** Holds the customer's catalogue as the most recently used, within the budget. */

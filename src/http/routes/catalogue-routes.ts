@@ -65,6 +65,8 @@ interface Resource {
   readonly operationIds: readonly [list: string, get: string];
   readonly listDescription: string;
   readonly id: 'text' | 'integer';
+  /** The published collection it answers from, if any: a customer's first request publishes it with the catalogue. */
+  readonly collection?: CollectionName;
   readonly list: (catalogue: PublishedCatalogue) => Representations | Promise<Representations>;
   readonly find: (catalogue: PublishedCatalogue, id: string) => Representations | undefined | Promise<Representations | undefined>;
 }
@@ -78,8 +80,9 @@ function when<T, Result>(value: T | Promise<T>, then: (value: T) => Result): Res
 function collection(name: CollectionName, resource: Omit<Resource, 'list' | 'find'>): Resource {
   return {
     ...resource,
+    collection: name,
     list: (catalogue) => when(catalogue.collection(name), (published) => published.list),
-    find: (catalogue, id) => when(catalogue.collection(name), (published) => published.items.get(id)),
+    find: (catalogue, id) => when(catalogue.collection(name), (published) => published.item(id)),
   };
 }
 
@@ -176,27 +179,28 @@ const CATALOGUE_UNAVAILABLE: Problem = {
 type CatalogueHandler = (catalogue: PublishedCatalogue, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>;
 
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access }: CatalogueRouteOptions): void {
-  /** Answers from the customer's catalogue: at once when it is held, else once it is built. */
+  /**
+   * Answers from the customer's catalogue: at once when it and the collection asked for are
+   * published, else once they are.
+   */
   const fromCatalogue =
-    (answer: CatalogueHandler) =>
+    (answer: CatalogueHandler, wanted?: CollectionName) =>
     (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
-      const catalogue = catalogues.published(request.customer);
-      if (!(catalogue instanceof Promise)) return answer(catalogue, request, reply);
-      return catalogue.then(
-        (built) => answer(built, request, reply),
-        (error: unknown) => {
-          request.log.error({ err: error }, 'publishing the catalogue failed');
-          return sendProblem(request, reply, CATALOGUE_UNAVAILABLE);
-        },
-      );
+      const unavailable = (error: unknown): FastifyReply => {
+        request.log.error({ err: error }, 'publishing the catalogue failed');
+        return sendProblem(request, reply, CATALOGUE_UNAVAILABLE);
+      };
+      const catalogue = catalogues.published(request.customer, wanted);
+      const answered = catalogue instanceof Promise ? catalogue.then((built) => answer(built, request, reply)) : answer(catalogue, request, reply);
+      return answered instanceof Promise ? answered.catch(unavailable) : answered;
     };
 
   const refuseMethod = (request: FastifyRequest): never => {
     throw new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED });
   };
 
-  function route(url: string, schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler): void {
-    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, fromCatalogue(answer));
+  function route(url: string, schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: CollectionName): void {
+    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, fromCatalogue(answer, wanted));
     app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, handler: refuseMethod });
   }
 
@@ -206,6 +210,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       resource.path,
       catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
       (catalogue, request, reply) => when(resource.list(catalogue), (list) => sendRepresentation(request, reply, list, cacheControl)),
+      resource.collection,
     );
     const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
     route(
@@ -226,6 +231,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
           found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl),
         );
       },
+      resource.collection,
     );
   }
 
