@@ -80,6 +80,8 @@ export interface ImportUnderLoad {
   readonly othersRequests: number;
   /** Of those, the answers whose status was not 200. */
   readonly othersFailures: number;
+  /** The longest the clients' own event loop was held up meanwhile: what of the slowest answer may be theirs. */
+  readonly clientsDelayMaxMs: number;
 }
 
 /** `npm run bench -- --scale`: a server with many customers (scale.ts). */

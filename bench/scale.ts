@@ -6,9 +6,8 @@
  * operator would: `npm run gen -- --customers N`, `marquee import --customers-from` and `marquee
  * token create --customers-from`. That takes long at full size, so a database already provisioned
  * with the same customers and films is used again: the tokens are kept in WORK, named after the
- * database. Then, on one `marquee serve` pinned to core 0 (on a Node.js started with
- * `--single-threaded-gc`, as the README advises for one core), with this process (the clients)
- * and wrk on core 1:
+ * database. Then, on one `marquee serve` pinned to core 0 (on a Node.js started as the README
+ * advises for one core: ONE_CORE_NODE_FLAGS), with this process (the clients) and wrk on core 1:
  *
  * 1. ready: from spawning the server until /readyz answers 200, asked every 10 ms;
  * 2. cold customers: customers never asked before, one after the other, each asked one film and
@@ -24,6 +23,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -73,18 +73,27 @@ const SHARED_DATABASES = ['postgres', 'test', 'template0', 'template1'];
 const COLD_CUSTOMERS = 200;
 /** Clients asking at once during the random touches. */
 const CLIENTS = 16;
-/** Customers asked while another imports, by this many clients, and the imports. */
+/**
+ * Customers asked while another imports, by this many clients, each pausing between an answer
+ * and its next request, and the imports. Clients asking without a pause kept core 1 busy, which
+ * the import command shares: the scheduler then held up their own event loop by up to 30 ms, a
+ * delay their answers' times would have laid on the server.
+ */
 const BUSY_CUSTOMERS = 8;
 const BUSY_CLIENTS = 4;
+const BUSY_PAUSE_MS = 5;
 const IMPORTS = 5;
 /** How often a customer's film list is asked while its import is awaited. */
 const POLL_MS = 2;
 /**
- * The server has one core, as the README's sizing section advises: V8's garbage collection on the
- * main thread rather than on helper threads that would contend with it for that core. A cold
- * customer's first film had a p99 of 77 to 96 ms without it, against 40 to 43 ms with it.
+ * The server has one core, and runs as the README's sizing section advises for one core: V8's
+ * garbage collection on the main thread rather than on helper threads that would contend with it
+ * for that core (a cold customer's first film had a p99 of 77 to 96 ms without it, 40 to 43 ms
+ * with it), and semi-spaces of 16 MB rather than V8's larger default, which left about 120 MB
+ * more resident under random touches (971 and 974 MiB against 845 and 852) for at most a tenth
+ * more hot answers. Semi-spaces of 8 MB cut the hot customer's answers by a third.
  */
-const ONE_CORE_NODE_FLAGS = ['--single-threaded-gc'];
+const ONE_CORE_NODE_FLAGS = ['--single-threaded-gc', '--max-semi-space-size=16'];
 
 interface Customer {
   readonly key: string;
@@ -144,16 +153,17 @@ async function ask(agent: Agent, customer: Customer, path: string): Promise<Answ
 }
 
 /**
- * Clients that each ask a random one of `customers` for one film or the film list, the next as
- * soon as the last is answered, while `going()`; their answers, whatever their status, are in
- * `answers` as they come.
+ * Clients that each ask a random one of `customers` for one film or the film list, the next
+ * `pauseMs` after the last is answered, while `going()`; their answers, whatever their status,
+ * are in `answers` as they come.
  */
-function load(agent: Agent, customers: readonly Customer[], films: number, clients: number, going: () => boolean): { answers: Answer[]; finished: Promise<void> } {
+function load(agent: Agent, customers: readonly Customer[], films: number, clients: number, going: () => boolean, pauseMs = 0): { answers: Answer[]; finished: Promise<void> } {
   const answers: Answer[] = [];
   const client = async (): Promise<void> => {
     while (going()) {
       const customer = customers[randomIndex(customers.length)] as Customer;
       answers.push(await get(agent, Math.random() < 0.5 ? '/v4/film' : randomFilm(films), tokenHeader(customer)));
+      if (pauseMs > 0) await sleep(pauseMs);
     }
   };
   return { answers, finished: Promise.all(Array.from({ length: clients }, client)).then(() => {}) };
@@ -328,13 +338,15 @@ async function importsUnderLoad(agent: Agent, database: string, busy: readonly C
   for (const directory of catalogues) await writeSyntheticCatalogue({ films, directory, seed: randomIndex(2 ** 31) });
   for (const customer of busy) await ask(agent, customer, '/v4/film');
   let going = true;
-  const { answers, finished } = load(agent, busy, films, BUSY_CLIENTS, () => going);
+  const { answers, finished } = load(agent, busy, films, BUSY_CLIENTS, () => going, BUSY_PAUSE_MS);
   const results: ImportUnderLoad[] = [];
   try {
     for (const [index, customer] of importing.entries()) {
       const { etag = '' } = await ask(agent, customer, '/v4/film');
       // Its publishing, if it was not held, is over before the import starts.
       await sleep(1000);
+      const clientsDelay = monitorEventLoopDelay({ resolution: 1 });
+      clientsDelay.enable();
       const started = performance.now();
       const child = spawn('taskset', ['-c', '1', process.execPath, MARQUEE, 'import', '--database', database, '--customer', customer.key, '--replace', catalogues[index] as string], { stdio: ['ignore', 'ignore', 'inherit'] });
       const [status] = (await once(child, 'exit')) as [number | null];
@@ -342,6 +354,7 @@ async function importsUnderLoad(agent: Agent, database: string, busy: readonly C
       const imported = performance.now();
       await newEtag(agent, customer, etag);
       const inService = performance.now();
+      clientsDelay.disable();
       const others = answers.filter((answer) => answer.sentAt < inService && answer.sentAt + answer.ms > started);
       const result = {
         customer: customer.key,
@@ -350,10 +363,12 @@ async function importsUnderLoad(agent: Agent, database: string, busy: readonly C
         othersMaxMs: quantile(others.map((answer) => answer.ms), 1),
         othersRequests: others.length,
         othersFailures: failures(others),
+        clientsDelayMaxMs: clientsDelay.max / 1e6,
       };
       console.log(
         `import of ${result.customer} (${result.importMs.toFixed(0)} ms): in service ${result.inServiceMs.toFixed(1)} ms after the command exited; ` +
-          `slowest of ${result.othersRequests} answers to others meanwhile ${result.othersMaxMs.toFixed(2)} ms, ${result.othersFailures} other than 200`,
+          `slowest of ${result.othersRequests} answers to others meanwhile ${result.othersMaxMs.toFixed(2)} ms, ${result.othersFailures} other than 200 ` +
+          `(the clients' own event loop held up ${result.clientsDelayMaxMs.toFixed(1)} ms at most)`,
       );
       results.push(result);
     }

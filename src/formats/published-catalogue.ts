@@ -1,9 +1,9 @@
 /**
- * Every answer of one catalogue snapshot, prebuilt in JSON and XML: each collection's list and
- * each of its records, and the site. Lists are joined from the bytes of the records already
- * written; building yields to the event loop now and then, so requests answered meanwhile never
- * wait long. The web sessions' list alone follows the clock (see `WebSessions`). What the
- * answers hold in memory is counted, for the server's memory budget.
+ * Every answer of one catalogue, prebuilt in JSON and XML: each collection's list and each of
+ * its records (see `PublishedCollection`), and the site. Lists are joined from the bytes of the
+ * records already written; building yields to the event loop now and then, so requests answered
+ * meanwhile never wait long. The web sessions' list alone follows the clock (see `WebSessions`).
+ * What the answers hold in memory is counted, for the server's memory budget.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';

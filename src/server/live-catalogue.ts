@@ -135,8 +135,10 @@ export class LiveCatalogue implements ServedCatalogues {
 
   private async look(): Promise<void> {
     try {
-      const empty = CatalogueSnapshot.empty();
-      this.empty ??= await PublishedCatalogue.publish(empty, this.xml, async () => empty);
+      if (this.empty === undefined) {
+        const empty = CatalogueSnapshot.empty();
+        this.empty = await PublishedCatalogue.publish(empty, this.xml, async () => empty);
+      }
       this.versions = await loadCatalogueVersions(this.db);
       await this.rebuildChanged();
     } catch (error) {
