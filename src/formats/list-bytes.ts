@@ -35,7 +35,10 @@ export function joinList(items: readonly Uint8Array[], framing: ListFraming, spa
   for (const [index, item] of items.entries()) {
     if (index > 0) put(separator);
     put(itemStart);
-    if (spans !== undefined) spans.set([offset, offset + item.length], index * 2);
+    if (spans !== undefined) {
+      spans[index * 2] = offset;
+      spans[index * 2 + 1] = offset + item.length;
+    }
     put(item);
     put(itemEnd);
   }

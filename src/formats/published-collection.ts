@@ -7,10 +7,9 @@
  * most records are never asked for before their catalogue is published again.
  */
 import type { HeldBytes } from './held-bytes.js';
-import { jsonArray } from './json-writer.js';
 import { Representation, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
-import type { WrittenRecord } from './written-records.js';
+import { listOf, type ListSpans, type WrittenRecord } from './written-records.js';
 import type { XmlWriter } from './xml-writer.js';
 
 // What the index holds for a record (its id, its place, its spans), and what its answers hold
@@ -27,9 +26,8 @@ export class PublishedCollection {
     readonly list: Representations,
     /** Each record's place in the list, by its id as text: `HO00000101`, `7`. */
     private readonly places: ReadonlyMap<string, number>,
-    /** Where each record's bytes lie in the list's, as `joinList` tells: start and end, in JSON, then in XML. */
-    private readonly jsonSpans: Uint32Array,
-    private readonly xmlSpans: Uint32Array,
+    /** Where each record's bytes lie in the list's: start and end, in each format. */
+    private readonly spans: ListSpans,
     private readonly shape: Pick<WireShape<unknown>, 'name'>,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
@@ -37,13 +35,10 @@ export class PublishedCollection {
 
   /** The list of `records`, written in the list's order, with `ids` theirs; `held` counts what it holds. */
   static of(shape: Pick<WireShape<unknown>, 'name'>, ids: readonly string[], records: readonly WrittenRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
-    const jsonSpans = new Uint32Array(records.length * 2);
-    const xmlSpans = new Uint32Array(records.length * 2);
-    const json = jsonArray(records.map((record) => record.json), jsonSpans);
-    const document = xml.arrayDocument(shape, records.map((record) => record.xml), xmlSpans);
-    held.add(json.length + document.length + records.length * BYTES_PER_RECORD);
-    const list = { json: new Representation(json, held), xml: new Representation(document, held) };
-    return new PublishedCollection(list, new Map(ids.map((id, place) => [id, place])), jsonSpans, xmlSpans, shape, xml, held);
+    const spans = { json: new Uint32Array(records.length * 2), xml: new Uint32Array(records.length * 2) };
+    const list = listOf(shape, records, xml, held, spans);
+    held.add(records.length * BYTES_PER_RECORD);
+    return new PublishedCollection(list, new Map(ids.map((id, place) => [id, place])), spans, shape, xml, held);
   }
 
   /** The record's answers, made on its first request. */
@@ -52,8 +47,8 @@ export class PublishedCollection {
     if (place === undefined) return undefined;
     let item = this.asked.get(place);
     if (item === undefined) {
-      const json = this.list.json.body.subarray(this.jsonSpans[place * 2], this.jsonSpans[place * 2 + 1]);
-      const document = this.xml.document(this.shape, this.list.xml.body.subarray(this.xmlSpans[place * 2], this.xmlSpans[place * 2 + 1]));
+      const json = this.list.json.body.subarray(this.spans.json[place * 2], this.spans.json[place * 2 + 1]);
+      const document = this.xml.document(this.shape, this.list.xml.body.subarray(this.spans.xml[place * 2], this.spans.xml[place * 2 + 1]));
       item = { json: new Representation(json, this.held), xml: new Representation(document, this.held) };
       this.asked.set(place, item);
       this.held.add(document.length + BYTES_PER_ASKED_RECORD);

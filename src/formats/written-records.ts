@@ -29,10 +29,16 @@ export async function writeRecords<T>(shape: WireShape<T>, records: readonly T[]
   return written;
 }
 
-/** A list of records already written, in each format; `held` counts the bytes it joins. */
-export function listOf(shape: Named, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes): Representations {
-  const json = jsonArray(records.map((record) => record.json));
-  const document = xml.arrayDocument(shape, records.map((record) => record.xml));
+/** Where each record's bytes lie in a list's, in each format, as `joinList` fills them. */
+export interface ListSpans {
+  readonly json: Uint32Array;
+  readonly xml: Uint32Array;
+}
+
+/** A list of records already written, in each format; `held` counts the bytes it joins, `spans` are filled when given. */
+export function listOf(shape: Named, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes, spans?: ListSpans): Representations {
+  const json = jsonArray(records.map((record) => record.json), spans?.json);
+  const document = xml.arrayDocument(shape, records.map((record) => record.xml), spans?.xml);
   held?.add(json.length + document.length);
   return { json: new Representation(json, held), xml: new Representation(document, held) };
 }

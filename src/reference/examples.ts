@@ -7,7 +7,7 @@
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
-import { jsonArray, jsonRecord } from '../formats/json-writer.js';
+import { jsonRecord } from '../formats/json-writer.js';
 import type { FormatName } from '../formats/representation.js';
 import {
   ATTRIBUTE_SHAPE,
@@ -22,6 +22,7 @@ import {
   type WireShape,
 } from '../formats/wire-shape.js';
 import { XmlWriter, xmlChildren } from '../formats/xml-writer.js';
+import { itemOf, listOf } from '../formats/written-records.js';
 import { NO_SITE, unknownId, type Problem } from '../http/http-error.js';
 import { problemBody } from '../http/problem.js';
 
@@ -217,15 +218,16 @@ function collectionExamples<T>(answer: string, shape: WireShape<T>, records: rea
   if (first === undefined) throw new Error(`no sample ${noun}`);
   const examples = {
     [exampleName(answer, 'json')]: example(`One ${noun}`, 'json', first.json),
-    [exampleName(answer, 'xml')]: example(`One ${noun}`, 'xml', xml.document(shape, first.xml)),
+    [exampleName(answer, 'xml')]: example(`One ${noun}`, 'xml', itemOf(shape, first, xml).xml.body),
   };
   if (single) return examples;
   const list = arrayRootName({ name: answer });
   const listSummary = `A catalogue of ${records.length} ${noun}${records.length === 1 ? '' : 's'}`;
+  const answers = listOf(shape, written, xml);
   return {
     ...examples,
-    [exampleName(list, 'json')]: example(listSummary, 'json', jsonArray(written.map(({ json }) => json))),
-    [exampleName(list, 'xml')]: example(listSummary, 'xml', xml.arrayDocument(shape, written.map((record) => record.xml))),
+    [exampleName(list, 'json')]: example(listSummary, 'json', answers.json.body),
+    [exampleName(list, 'xml')]: example(listSummary, 'xml', answers.xml.body),
   };
 }
 
