@@ -64,6 +64,7 @@ function renderFigures(results: BenchResults, file: string): string {
     );
   };
   comparison('plain fastify', 'Marquee ÷ plain fastify', 'plain fastify', false);
+  comparison('fastify floor', 'Marquee ÷ the fastify floor', 'floor', false);
   comparison('ceiling', 'Marquee ÷ ceiling', 'ceiling', true);
   for (const size of results.sizes) {
     const reload = size.reload === undefined ? '' : `; replacing every film is in service ${count(size.reload.reloadMs)} ms after the server sees it, p99 under load meanwhile ${ms(size.reload.p99Ms)}, slowest request ${ms(size.reload.maxLatencyMs)}`;

@@ -3,8 +3,11 @@
  */
 import type { MemoryResult } from './memory.js';
 
-/** What the servers Marquee is measured against are called in results and reports. */
-export type BaselineName = 'ceiling' | 'plain fastify';
+/**
+ * What the servers Marquee is measured against are called in results and reports. The fastify
+ * floor is the plain app doing the least a fastify app can per request (plain-fastify-app.ts).
+ */
+export type BaselineName = 'ceiling' | 'plain fastify' | 'fastify floor';
 
 export interface WrkFigures {
   readonly requestsPerSecond: number;

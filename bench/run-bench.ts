@@ -6,7 +6,8 @@
  * core 0 and, once its lists are compressed, one bare node:http server (the ceiling) on the same
  * core that sends, for each scenario, the very same response on a port of its own. For a
  * catalogue of 1,000 films (`--plain-sizes`) it starts, beside Marquee, the plain fastify app
- * (plain-fastify-app.ts) on the same catalogue and core. wrk, pinned to core 1, drives Marquee and
+ * (plain-fastify-app.ts) and the same app as the fastify floor (`--floor`: answers serialised once,
+ * Marquee's logger) on the same catalogue and core. wrk, pinned to core 1, drives Marquee and
  * the server it is measured against in turn, many short rounds each: the speed of a shared virtual
  * machine drifts by tens of percent from one minute to the next, and taking turns lets the drift
  * fall on both alike. Each figure is the median of its rounds, and the ratio the median of each
@@ -48,6 +49,7 @@ import {
   waitUntilSettled,
   writeResults,
   wrk,
+  type Baseline,
   type Rounds,
   type Scenario,
 } from './harness.js';
@@ -55,8 +57,9 @@ import { measureMemory } from './memory.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
 import { benchScale } from './scale.js';
 
-const PLAIN = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
-const PLAIN_PORT = 18_180;
+const PLAIN_APP = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
+const PLAIN: Baseline = { name: 'plain fastify', port: 18_180 };
+const FLOOR: Baseline = { name: 'fastify floor', port: 18_179 };
 
 const { values: options } = parseArgs({
   options: {
@@ -125,14 +128,17 @@ async function writeProgramme(directory: string, films: number): Promise<void> {
   await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
 }
 
-/** Starts the plain fastify app on the catalogue Marquee serves, and checks that it answers each scenario alike. */
-async function startPlain(catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
-  const child = await startLogging([PLAIN, String(PLAIN_PORT), catalogue], logFile);
+/**
+ * Starts the plain fastify app (or, with `--floor`, the fastify floor) on the catalogue Marquee
+ * serves, and checks that it answers each scenario alike.
+ */
+async function startPlain(baseline: Baseline, catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
+  const child = await startLogging([PLAIN_APP, String(baseline.port), catalogue, ...(baseline.name === 'fastify floor' ? ['--floor'] : [])], logFile);
   for (const scenario of scenarios) {
-    await waitUntilAnswering(PLAIN_PORT, scenario.path);
-    const [marquee, plain] = await Promise.all([capture(MARQUEE_PORT, scenario), capture(PLAIN_PORT, scenario)]);
+    await waitUntilAnswering(baseline.port, scenario.path);
+    const [marquee, plain] = await Promise.all([capture(MARQUEE_PORT, scenario), capture(baseline.port, scenario)]);
     const body = (response: CapturedResponse): unknown => JSON.parse(Buffer.from(response.bodyBase64, 'base64').toString('utf8'));
-    if (!isDeepStrictEqual(body(marquee), body(plain))) throw new Error(`the plain fastify app answers ${scenario.name} otherwise than Marquee`);
+    if (!isDeepStrictEqual(body(marquee), body(plain))) throw new Error(`the ${baseline.name} app answers ${scenario.name} otherwise than Marquee`);
   }
   return child;
 }
@@ -183,15 +189,15 @@ async function benchSize(films: number, work: string, parts: SizeParts): Promise
       await writeFile(responseFiles[index] as string, JSON.stringify(await capture(MARQUEE_PORT, scenario)));
     }
     // The servers Marquee is measured against start together and live through every scenario.
-    const [ceiling, plain] = await Promise.all([
+    const [ceiling, ...fastifyApps] = await Promise.all([
       parts.ceiling ? startCeiling(responseFiles) : undefined,
-      parts.plain ? startPlain(catalogue, join(work, `plain-${films}.log`), plainScenarios) : undefined,
+      ...(parts.plain ? [PLAIN, FLOOR].map((baseline) => startPlain(baseline, catalogue, join(work, `${baseline.name.replace(' ', '-')}-${films}.log`), plainScenarios)) : []),
     ]);
-    for (const child of [ceiling, plain]) if (child !== undefined) baselines.push(child);
+    for (const child of [ceiling, ...fastifyApps]) if (child !== undefined) baselines.push(child);
 
     const results: ScenarioResult[] = [];
     if (ceiling !== undefined) for (const [index, scenario] of scenarios.entries()) results.push(await compare(films, scenario, { name: 'ceiling', port: CEILING_PORT + index }, ROUNDS));
-    if (plain !== undefined) for (const scenario of plainScenarios) results.push(await compare(films, scenario, { name: 'plain fastify', port: PLAIN_PORT }, ROUNDS));
+    if (parts.plain) for (const baseline of [PLAIN, FLOOR]) for (const scenario of plainScenarios) results.push(await compare(films, scenario, baseline, ROUNDS));
     if (ceiling === undefined) return { films, results, readyMs: server.readyMs, rssMb };
 
     // Last: issuing the first token closes the service, and from then on every request needs one.
