@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { issueToken } from '../src/access/manage-tokens.js';
 import { buildApp } from '../src/http/app.js';
+import { createLogger } from '../src/observability/logger.js';
 import { LATENCY_BUCKETS } from '../src/observability/metrics.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
@@ -190,7 +191,7 @@ describe('request log', () => {
   test('one JSON line per request with its id, method, route pattern, status and duration', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'info', destination: log.destination } });
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: createLogger({ level: 'info', destination: log.destination }) });
     atEnd(() => app.close());
     await app.ready();
     const before = log.lines().length;
@@ -218,7 +219,7 @@ describe('request log', () => {
   test('a token never shows, even where a request or its headers are logged in full', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'trace', destination: log.destination } });
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: createLogger({ level: 'trace', destination: log.destination }) });
     atEnd(() => app.close());
     // A route that logs what a careless handler might: the request, its headers, an error holding them.
     app.get('/careless', async (request, reply) => {
@@ -239,7 +240,7 @@ describe('request log', () => {
   test('--log-level quiets the request lines', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: { level: 'warn', destination: log.destination } });
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: createLogger({ level: 'warn', destination: log.destination }) });
     atEnd(() => app.close());
     await app.inject({ method: 'GET', url: '/v4/film' });
     assert.deepEqual(log.lines(), []);

@@ -176,6 +176,21 @@ describe('graceful shutdown', () => {
     assert.equal(closedAfterAnswer, 64, 'every connection was closed by an answer saying so');
   });
 
+  test('SIGTERM as the reader of its log goes away (Ctrl-C on `marquee serve | jq` stops both) still ends the process', async () => {
+    const database = await freshDatabase();
+    // With no request in flight a server stops within milliseconds, its last lines still to be
+    // written, and whether a batch of its log met the closed pipe before is up to the moment:
+    // three servers make it all but certain that one did not.
+    for (let round = 0; round < 3; round++) {
+      const server = await serve(['--database', database, '--seed', DEMO]);
+      for (const answer of await Promise.all(times(20, () => get(server.port, '/v1/filmpackage/1')))) assert.equal(answer.status, 200);
+      server.child.stdout?.destroy();
+      server.child.kill('SIGTERM');
+      const ended = await Promise.race([server.exited, delay(8000).then(() => 'still running 8 s after SIGTERM')]);
+      assert.equal(ended, 0);
+    }
+  });
+
   test('a slow download in progress at SIGTERM completes, and the server exits right after it', async () => {
     const server = await serve(['--database', await freshDatabase(), '--seed', await bigCatalogue(), '--keep-alive-timeout', '20000']);
 

@@ -6,9 +6,10 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
-import { createLogger, pathOf, type LogConfig } from '../observability/logger.js';
+import { pathOf } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/request-log.js';
 import { accessHook, type TokenDirectory } from './access.js';
@@ -45,8 +46,8 @@ export interface AppOptions {
   readonly xmlNamespace?: string;
   /** Per-customer series in `/metrics`; totals only when absent. */
   readonly metricsCustomers?: boolean;
-  /** No log at all when absent. */
-  readonly logger?: LogConfig;
+  /** The log (createLogger); no log at all when absent. */
+  readonly logger?: Logger;
   readonly limits?: ConnectionLimits;
 }
 
@@ -95,7 +96,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false });
   const app = Fastify({
     ...serverOptions(options.limits),
-    ...(options.logger && { loggerInstance: createLogger(options.logger) }),
+    ...(options.logger && { loggerInstance: options.logger }),
     // One line per request is written by observeRequests, in place of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     // During a graceful shutdown a request that still reaches an open connection is answered,

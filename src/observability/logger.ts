@@ -29,14 +29,30 @@ const FLUSH_INTERVAL_MS = 50;
 /**
  * Standard output, written asynchronously in batches: under load a write per line cost about a
  * tenth of the throughput of small answers, a write per batch next to nothing. A batch leaves
- * when it is full, or at most FLUSH_INTERVAL_MS after its first line; what is pending when the
- * process exits is written before it goes.
+ * when it is full, or at most FLUSH_INTERVAL_MS after its first line; pino writes what is still
+ * pending when the process exits.
  */
 function standardOutput(): DestinationStream {
   const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
   setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
-  process.once('exit', () => destination.flushSync());
   return destination;
+}
+
+/**
+ * Resolves once the lines logged so far are written, or could not be, or after `timeoutMs`. A
+ * server exits through this rather than leaving its last lines to the write pino makes at exit:
+ * when the reader of standard output has gone (Ctrl-C on `marquee serve | jq` stops both), that
+ * write retries for ever (sonic-boom 4 sleeps and retries a write that failed with EPIPE), while
+ * this one fails, and a failed write makes pino stop writing.
+ */
+export function logWritten(logger: Logger, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 export function createLogger(config: LogConfig): Logger {
