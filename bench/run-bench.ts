@@ -58,8 +58,14 @@ import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
 import { benchScale } from './scale.js';
 
 const PLAIN_APP = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
-const PLAIN: Baseline = { name: 'plain fastify', port: 18_180 };
-const FLOOR: Baseline = { name: 'fastify floor', port: 18_179 };
+
+/** A baseline served by plain-fastify-app.ts, started with `args`. */
+interface FastifyApp extends Baseline {
+  readonly args: readonly string[];
+}
+
+const PLAIN: FastifyApp = { name: 'plain fastify', port: 18_180, args: [] };
+const FLOOR: FastifyApp = { name: 'fastify floor', port: 18_179, args: ['--floor'] };
 
 const { values: options } = parseArgs({
   options: {
@@ -128,12 +134,9 @@ async function writeProgramme(directory: string, films: number): Promise<void> {
   await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
 }
 
-/**
- * Starts the plain fastify app (or, with `--floor`, the fastify floor) on the catalogue Marquee
- * serves, and checks that it answers each scenario alike.
- */
-async function startPlain(baseline: Baseline, catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
-  const child = await startLogging([PLAIN_APP, String(baseline.port), catalogue, ...(baseline.name === 'fastify floor' ? ['--floor'] : [])], logFile);
+/** Starts the plain fastify app or the floor on the catalogue Marquee serves, and checks that it answers each scenario alike. */
+async function startFastifyApp(baseline: FastifyApp, catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
+  const child = await startLogging([PLAIN_APP, String(baseline.port), catalogue, ...baseline.args], logFile);
   for (const scenario of scenarios) {
     await waitUntilAnswering(baseline.port, scenario.path);
     const [marquee, plain] = await Promise.all([capture(MARQUEE_PORT, scenario), capture(baseline.port, scenario)]);
@@ -191,7 +194,7 @@ async function benchSize(films: number, work: string, parts: SizeParts): Promise
     // The servers Marquee is measured against start together and live through every scenario.
     const [ceiling, ...fastifyApps] = await Promise.all([
       parts.ceiling ? startCeiling(responseFiles) : undefined,
-      ...(parts.plain ? [PLAIN, FLOOR].map((baseline) => startPlain(baseline, catalogue, join(work, `${baseline.name.replace(' ', '-')}-${films}.log`), plainScenarios)) : []),
+      ...(parts.plain ? [PLAIN, FLOOR].map((baseline) => startFastifyApp(baseline, catalogue, join(work, `${baseline.name.replace(' ', '-')}-${films}.log`), plainScenarios)) : []),
     ]);
     for (const child of [ceiling, ...fastifyApps]) if (child !== undefined) baselines.push(child);
 
