@@ -8,7 +8,7 @@ import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../cat
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
 import { jsonRecord } from '../formats/json-writer.js';
-import type { FormatName } from '../formats/representation.js';
+import type { FormatName, Representations } from '../formats/representation.js';
 import {
   ATTRIBUTE_SHAPE,
   FILM_SHAPE,
@@ -216,19 +216,14 @@ function collectionExamples<T>(answer: string, shape: WireShape<T>, records: rea
   const written = records.map((record) => ({ json: slabs.write(jsonRecord(shape, record)), xml: slabs.write(xmlChildren(shape, record)) }));
   const [first] = written;
   if (first === undefined) throw new Error(`no sample ${noun}`);
-  const examples = {
-    [exampleName(answer, 'json')]: example(`One ${noun}`, 'json', first.json),
-    [exampleName(answer, 'xml')]: example(`One ${noun}`, 'xml', itemOf(shape, first, xml).xml.body),
-  };
-  if (single) return examples;
-  const list = arrayRootName({ name: answer });
+  const inBothFormats = (name: string, summary: string, answers: Representations): Record<string, Example> => ({
+    [exampleName(name, 'json')]: example(summary, 'json', answers.json.body),
+    [exampleName(name, 'xml')]: example(summary, 'xml', answers.xml.body),
+  });
+  const one = inBothFormats(answer, `One ${noun}`, itemOf(shape, first, xml));
+  if (single) return one;
   const listSummary = `A catalogue of ${records.length} ${noun}${records.length === 1 ? '' : 's'}`;
-  const answers = listOf(shape, written, xml);
-  return {
-    ...examples,
-    [exampleName(list, 'json')]: example(listSummary, 'json', answers.json.body),
-    [exampleName(list, 'xml')]: example(listSummary, 'xml', answers.xml.body),
-  };
+  return { ...one, ...inBothFormats(arrayRootName({ name: answer }), listSummary, listOf(shape, written, xml)) };
 }
 
 /**
