@@ -60,7 +60,8 @@ export function wallClockTime(zone: string, instant: number): string {
 /**
  * The instant at which the clock of `zone` reaches `wallClock` (`yyyy-mm-ddThh:mm:ss`): for a
  * time that a daylight-saving change repeats, its first occurrence; for one that a change skips,
- * the instant of the change, when the clock passes it.
+ * the instant of the change, when the clock passes it. Each call asks the runtime's zone data a
+ * few times (tens of microseconds); `ZoneClock` answers the thousands of times of a catalogue.
  */
 export function instantOf(wallClock: string, zone: string): number {
   const target = Date.parse(`${wallClock}Z`);
@@ -77,4 +78,64 @@ export function instantOf(wallClock: string, zone: string): number {
     else before = middle;
   }
   return after;
+}
+
+/** `+13:00`, `-03:30`, `+00:00`: an offset from UTC as RFC 3339 writes it. */
+function offsetText(offsetMs: number): string {
+  const minutes = Math.round(Math.abs(offsetMs) / 60_000);
+  const pad = (value: number): string => String(value).padStart(2, '0');
+  return `${offsetMs < 0 ? '-' : '+'}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+}
+
+/** A wall-clock time of a zone, placed: its instant, and the zone's offset from UTC then. */
+interface Placed {
+  readonly instant: number;
+  /** Milliseconds the zone's clock is ahead of UTC at the instant. */
+  readonly offsetMs: number;
+}
+
+/**
+ * The instants of the wall-clock times of one zone, as `instantOf` finds them, for the thousands
+ * of times of a catalogue. A zone's offset changes a few times a year, never twice within an
+ * hour, so the offset found for the first and the last second of an hour serves every time in
+ * it; an hour that holds a change is left to `instantOf`.
+ */
+export class ZoneClock {
+  /** The offset of each wall-clock hour asked about (`2026-11-27T19`), or null where it holds a change. */
+  private readonly hours = new Map<string, number | null>();
+
+  constructor(readonly zone: string) {}
+
+  /** The instant at which the zone's clock reaches `wallClock`, as `instantOf` gives it. */
+  instantOf(wallClock: string): number {
+    return this.place(wallClock).instant;
+  }
+
+  /**
+   * The instant of `wallClock` in RFC 3339, with the zone's offset at that instant:
+   * `2026-11-27T19:30:00+13:00`. A time that a change skips is written as the clock read at the
+   * change (`02:30` as `03:00:00+13:00`), so that the text and the instant agree.
+   */
+  timestamp(wallClock: string): string {
+    const { instant, offsetMs } = this.place(wallClock);
+    return new Date(instant + offsetMs).toISOString().slice(0, 19) + offsetText(offsetMs);
+  }
+
+  private place(wallClock: string): Placed {
+    const asUtc = Date.parse(`${wallClock}Z`);
+    const offsetMs = this.offsetOfHour(wallClock.slice(0, 13));
+    if (offsetMs !== null) return { instant: asUtc - offsetMs, offsetMs };
+    const instant = instantOf(wallClock, this.zone);
+    return { instant, offsetMs: wallClockAt(this.zone, instant) - instant };
+  }
+
+  private offsetOfHour(hour: string): number | null {
+    let offset = this.hours.get(hour);
+    if (offset === undefined) {
+      const [first, last] = [`${hour}:00:00`, `${hour}:59:59`].map((wallClock) => Date.parse(`${wallClock}Z`) - instantOf(wallClock, this.zone));
+      offset = first === last ? (first as number) : null;
+      this.hours.set(hour, offset);
+    }
+    return offset;
+  }
 }
