@@ -3,6 +3,7 @@
  * description. Flags win over the environment; the first bad value stops the command with a
  * one-line error that names the flag or variable.
  */
+import { isIP } from 'node:net';
 import { CUSTOMER_KEY_PATTERN, DEFAULT_CUSTOMER } from './catalogue/model.js';
 import { DEFAULT_MAX_PROBLEMS } from './catalogue/problems.js';
 import { DEFAULT_XML_NAMESPACE } from './formats/xml-writer.js';
@@ -49,6 +50,16 @@ function requestRate(text: string): number | null {
   const value = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || value < 0.001 || value > 1_000_000) throw new Error('must be off or a number of requests per second from 0.001 to 1000000');
   return value;
+}
+
+/** An IP address, or a CIDR range of them: `10.0.0.1`, `10.0.0.0/8`, `fd00::/8`. */
+function proxyAddress(text: string): string {
+  const [address = '', bits, ...rest] = text.split('/');
+  const version = isIP(address);
+  const width = version === 4 ? 32 : 128;
+  const valid = version !== 0 && rest.length === 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= width));
+  if (!valid) throw new Error('must be an IP address or a CIDR range, such as 10.0.0.1 or 10.0.0.0/8');
+  return text;
 }
 
 function nonEmpty(text: string): string {
@@ -179,6 +190,40 @@ export const SETTINGS = {
     description: 'requests a token may make at once before --rate-limit paces it',
     defaultText: '20',
     parse: integerIn(1, 1_000_000),
+  },
+  publicRateLimit: {
+    flag: 'public-rate-limit',
+    env: 'MARQUEE_PUBLIC_RATE_LIMIT',
+    valueName: 'R',
+    description: 'requests per second each client address may make on average with a publishable key, or off',
+    defaultText: '5',
+    parse: requestRate,
+  },
+  publicRateBurst: {
+    flag: 'public-rate-burst',
+    env: 'MARQUEE_PUBLIC_RATE_BURST',
+    valueName: 'N',
+    description: 'requests a client address may make at once with a publishable key before --public-rate-limit paces it',
+    defaultText: '30',
+    parse: integerIn(1, 1_000_000),
+  },
+  programmeCacheControl: {
+    flag: 'programme-cache-control',
+    env: 'MARQUEE_PROGRAMME_CACHE_CONTROL',
+    valueName: 'VALUE',
+    description: 'Cache-Control header of the programme answered to a publishable key, which shared caches may keep',
+    defaultText: 'public, max-age=60',
+    parse: nonEmpty,
+  },
+  trustProxy: {
+    flag: 'trust-proxy',
+    env: 'MARQUEE_TRUST_PROXY',
+    valueName: 'ADDRESS',
+    description:
+      'an address or CIDR range of a proxy in front, such as 10.0.0.0/8, whose X-Forwarded-For then names the client (for per-address rate limits); repeatable (the variable takes a comma-separated list)',
+    defaultText: '',
+    parse: proxyAddress,
+    multiple: true,
   },
   corsOrigins: {
     flag: 'cors-origin',
@@ -338,6 +383,11 @@ export function checkServerTimeouts(settings: Settings<'requestTimeout' | 'heade
   }
 }
 
+/** A line of help: an option, then what it does, in a column of its own when the option leaves room. */
+export function helpLine(option: string, description: string): string {
+  return `  ${option}`.padEnd(31) + ` ${description}`;
+}
+
 /** One help line per setting: flag, variable, default (or that it is required) and meaning. */
 export function describeSettings(names: readonly SettingName[], required: readonly SettingName[] = []): string {
   return names
@@ -345,7 +395,7 @@ export function describeSettings(names: readonly SettingName[], required: readon
       const setting: Setting<unknown> = SETTINGS[name];
       const env = setting.env ? ` (env ${setting.env})` : '';
       const fallback = required.includes(name) ? '; required' : setting.defaultText === '' ? '' : `; default ${setting.defaultText}`;
-      return `  --${setting.flag} ${setting.valueName}`.padEnd(32) + `${setting.description}${env}${fallback}`;
+      return helpLine(`--${setting.flag} ${setting.valueName}`, `${setting.description}${env}${fallback}`);
     })
     .join('\n');
 }

@@ -39,17 +39,17 @@ describe('marquee token', () => {
     const table = await runCli(['token', 'list', '--database', database]);
     assert.equal(table.status, 0, table.stderr);
     const lines = table.stdout.trim().split('\n');
-    assert.match(lines[0] ?? '', /^ID\s+CUSTOMER\s+LABEL\s+CREATED\s+LAST USED\s+REVOKED$/);
-    assert.match(lines[1] ?? '', /^1\s+default\s+Box office kiosk\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+never$/);
-    assert.match(lines[2] ?? '', /^2\s+odeon-leeds\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+never$/);
+    assert.match(lines[0] ?? '', /^ID\s+CUSTOMER\s+KIND\s+LABEL\s+CREATED\s+LAST USED\s+REVOKED\s+ORIGINS$/);
+    assert.match(lines[1] ?? '', /^1\s+default\s+secret\s+Box office kiosk\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+never$/);
+    assert.match(lines[2] ?? '', /^2\s+odeon-leeds\s+secret\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+never$/);
 
     const json = await runCli(['token', 'list', '--json', '--database', database]);
     assert.equal(json.status, 0, json.stderr);
     const tokens = JSON.parse(json.stdout) as Json[];
-    assert.deepEqual(tokens.map((token) => Object.keys(token)), [0, 1].map(() => ['id', 'customer', 'label', 'createdAt', 'lastUsedAt', 'revokedAt']));
-    assert.deepEqual(tokens.map((token) => [token['id'], token['customer'], token['label'], token['lastUsedAt'], token['revokedAt']]), [
-      [1, 'default', 'Box office kiosk', null, null],
-      [2, 'odeon-leeds', null, null, null],
+    assert.deepEqual(tokens.map((token) => Object.keys(token)), [0, 1].map(() => ['id', 'customer', 'kind', 'label', 'origins', 'createdAt', 'lastUsedAt', 'revokedAt']));
+    assert.deepEqual(tokens.map((token) => [token['id'], token['customer'], token['kind'], token['label'], token['origins'], token['lastUsedAt'], token['revokedAt']]), [
+      [1, 'default', 'secret', 'Box office kiosk', [], null, null],
+      [2, 'odeon-leeds', 'secret', null, [], null, null],
     ]);
 
     for (const secret of [kiosk, website]) {
@@ -71,6 +71,36 @@ describe('marquee token', () => {
     assert.equal(after[0]?.['revokedAt'], null);
     assert.match(String(after[1]?.['revokedAt']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(after.length, 2, 'a revoked token stays listed');
+  });
+
+  test('create --public issues a publishable key, locked to its origins, listed and revoked like any token', async () => {
+    const database = await freshDatabase();
+    assert.equal((await runCli(['import', '--database', database, DEMO])).status, 0);
+    const issued = await runCli([
+      'token', 'create', '--database', database, '--customer', 'default', '--public', '--label', 'Website',
+      '--origin', 'https://Cinema.example:443', '--origin', 'http://localhost:3000', '--origin', 'https://cinema.example',
+    ]);
+    assert.equal(issued.status, 0, issued.stderr);
+    assert.match(issued.stdout, /^mq_pub_[A-Za-z0-9_-]{43}\n$/, 'the key alone on stdout');
+    assert.equal(
+      issued.stderr,
+      "Issued publishable key 1 for customer 'default': it reads only the programme, from pages of https://cinema.example, http://localhost:3000. Keep it now: it cannot be shown again.\n",
+    );
+    const anywhere = await runCli(['token', 'create', '--database', database, '--customer', 'default', '--public']);
+    assert.equal(anywhere.status, 0, anywhere.stderr);
+    assert.match(anywhere.stderr, /reads only the programme, from any page\./);
+
+    const lines = (await runCli(['token', 'list', '--database', database])).stdout.trim().split('\n');
+    assert.match(lines[1] ?? '', /^1\s+default\s+publishable\s+Website\s+\S+\s+never\s+https:\/\/cinema\.example http:\/\/localhost:3000$/);
+    assert.match(lines[2] ?? '', /^2\s+default\s+publishable\s+\S+\s+never\s+any$/);
+    const listed = JSON.parse((await runCli(['token', 'list', '--json', '--database', database])).stdout) as Json[];
+    assert.deepEqual(listed.map((token) => [token['kind'], token['origins']]), [
+      ['publishable', ['https://cinema.example', 'http://localhost:3000']],
+      ['publishable', []],
+    ]);
+    const rows = await storedRows(database);
+    assert.deepEqual(rows.map((row) => row['digest']), [digestOf(issued.stdout.trim()), digestOf(anywhere.stdout.trim())], 'only the digest is stored');
+    assert.match((await runCli(['token', 'revoke', '--database', database, '1'])).stdout, /^Revoked token 1 of customer 'default'/);
   });
 
   test('a token for a customer without a catalogue is issued with a warning', async () => {
@@ -108,6 +138,10 @@ describe('marquee token', () => {
       [['token', 'revoke', 'abc'], /^marquee: token revoke: ID must be a token id as 'marquee token list' shows it, got 'abc'$/],
       [['token', 'revoke', '1', '2'], /^marquee: token revoke: unexpected argument 2$/],
       [['token', 'frob'], /^marquee: token: unknown subcommand 'frob'; use create, list or revoke$/],
+      [['token', 'create', '--customer', 'a', '--origin', 'https://cinema.example'], /^marquee: token create: --origin needs --public: a secret token is never sent from a web page$/],
+      [['token', 'create', '--customer', 'a', '--public', '--origin', 'cinema.example'], /^marquee: token create: --origin must be an origin such as https:\/\/cinema\.example \(scheme, host and port only\), got 'cinema\.example'$/],
+      [['token', 'create', '--customer', 'a', '--public', '--origin', 'https://cinema.example/whats-on'], /^marquee: token create: --origin must be an origin/],
+      [['token', 'create', '--customer', 'a', '--public', '--origin'], /^marquee: token create: --origin needs a value$/],
     ];
     for (const [args, message] of cases) {
       const result = await runCli([...args, '--database', database]);
@@ -125,5 +159,8 @@ describe('marquee token', () => {
     assert.match(result.stdout, /--label/);
     assert.equal((await runCli(['token'])).status, 2);
     assert.match((await runCli(['token', '--help'])).stdout, /create --customer KEY \[--label TEXT\]/);
+    assert.match((await runCli(['token', '--help'])).stdout, /create --public \[--origin ORIGIN\]/);
+    assert.match(result.stdout, /--public\s+issue a publishable key/);
+    assert.match(result.stdout, /--origin ORIGIN\s+with --public: an origin/);
   });
 });

@@ -3,23 +3,28 @@ import { test } from 'node:test';
 import { checkTokenLabel, newAccessToken, tokenDigest } from './access-token.js';
 import { TokenSet } from './token-set.js';
 
-test('a new token carries 256 random bits after its prefix, and never repeats', () => {
-  const tokens = Array.from({ length: 1000 }, newAccessToken);
-  for (const token of tokens) {
-    assert.match(token, /^mq_[A-Za-z0-9_-]{43}$/);
-    assert.equal(Buffer.from(token.slice(3), 'base64url').length, 32);
+test('a new token carries 256 random bits after the prefix of its kind, and never repeats', () => {
+  for (const [kind, prefix] of [['secret', 'mq_'], ['publishable', 'mq_pub_']] as const) {
+    const tokens = Array.from({ length: 1000 }, () => newAccessToken(kind));
+    for (const token of tokens) {
+      assert.ok(token.startsWith(prefix), token);
+      assert.match(token.slice(prefix.length), /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(Buffer.from(token.slice(prefix.length), 'base64url').length, 32);
+    }
+    assert.equal(new Set(tokens).size, tokens.length);
   }
-  assert.equal(new Set(tokens).size, tokens.length);
 });
 
 test('a token set finds tokens by their digest alone', () => {
-  const [a, b, c] = [newAccessToken(), newAccessToken(), newAccessToken()];
+  const [a, b, c] = [newAccessToken('secret'), newAccessToken('publishable'), newAccessToken('secret')];
+  const odeon = { id: 1, customer: 'odeon', kind: 'secret', origins: [], revoked: false } as const;
+  const rex = { id: 2, customer: 'rex', kind: 'publishable', origins: ['https://rex.example'], revoked: true } as const;
   const set = new TokenSet([
-    { id: 1, customer: 'odeon', revoked: false, digest: tokenDigest(a) },
-    { id: 2, customer: 'rex', revoked: true, digest: tokenDigest(b) },
+    { ...odeon, digest: tokenDigest(a) },
+    { ...rex, digest: tokenDigest(b) },
   ]);
-  assert.deepEqual(set.find(a), { id: 1, customer: 'odeon', revoked: false });
-  assert.deepEqual(set.find(b), { id: 2, customer: 'rex', revoked: true });
+  assert.deepEqual(set.find(a), odeon);
+  assert.deepEqual(set.find(b), rex);
   assert.equal(set.find(c), undefined);
   assert.equal(set.find(''), undefined);
   assert.equal(set.find(tokenDigest(a)), undefined, 'the digest is not a token');
@@ -28,7 +33,7 @@ test('a token set finds tokens by their digest alone', () => {
 });
 
 test('a revoked token keeps a service closed', () => {
-  const set = new TokenSet([{ id: 1, customer: 'default', revoked: true, digest: tokenDigest(newAccessToken()) }]);
+  const set = new TokenSet([{ id: 1, customer: 'default', kind: 'secret', origins: [], revoked: true, digest: tokenDigest(newAccessToken('secret')) }]);
   assert.equal(set.open, false);
 });
 

@@ -4,8 +4,15 @@
  */
 import { hash, randomBytes } from 'node:crypto';
 
-/** Tells a Marquee token apart in configuration files and to secret scanners. */
-const TOKEN_PREFIX = 'mq_';
+/**
+ * A secret token reads the whole catalogue and is kept on servers; a publishable key reads only
+ * the programme (CONTRACT §12) and is made to sit in web pages, calendar links and apps.
+ */
+export const TOKEN_KINDS = ['secret', 'publishable'] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
+
+/** Tells a Marquee token and its kind apart in configuration files, page sources and to secret scanners. */
+const TOKEN_PREFIXES: Readonly<Record<TokenKind, string>> = { secret: 'mq_', publishable: 'mq_pub_' };
 /** 256 bits of entropy: no token can be guessed, whatever the number of tries. */
 const TOKEN_BYTES = 32;
 const MAX_LABEL_LENGTH = 100;
@@ -14,15 +21,18 @@ const MAX_LABEL_LENGTH = 100;
 export interface TokenInfo {
   readonly id: number;
   readonly customer: string;
+  readonly kind: TokenKind;
   readonly label: string | null;
+  /** The origins whose pages a publishable key serves; empty for any page, and for a secret token. */
+  readonly origins: readonly string[];
   /** ISO-8601 timestamps in UTC. */
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
 }
 
-export function newAccessToken(): string {
-  return TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
+export function newAccessToken(kind: TokenKind): string {
+  return TOKEN_PREFIXES[kind] + randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
 /** SHA-256 of the token, in lower-case hex: what is stored, and what a presented token is looked up by. */

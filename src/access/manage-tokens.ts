@@ -6,7 +6,7 @@
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { bumpTokenVersion, insertToken, loadToken, loadTokens, markTokenRevoked } from '../store/token-repository.js';
-import { newAccessToken, tokenDigest, type TokenInfo } from './access-token.js';
+import { newAccessToken, tokenDigest, type TokenInfo, type TokenKind } from './access-token.js';
 
 /** A revoke named an id that was never issued. */
 export class UnknownTokenError extends Error {
@@ -16,9 +16,17 @@ export class UnknownTokenError extends Error {
   }
 }
 
-export interface IssueOptions {
-  readonly customer: string;
+/** What sets a token apart, beside its customer. */
+export interface TokenTerms {
   readonly label: string | null;
+  /** Secret unless given. */
+  readonly kind?: TokenKind;
+  /** For a publishable key: the origins whose pages it serves; any page when empty or absent. */
+  readonly origins?: readonly string[];
+}
+
+export interface IssueOptions extends TokenTerms {
+  readonly customer: string;
 }
 
 export interface IssueResult {
@@ -30,27 +38,27 @@ export interface IssueResult {
 }
 
 export async function issueToken(db: SqlClient, options: IssueOptions): Promise<IssueResult> {
-  const [issued] = await issueTokens(db, { customers: [options.customer], label: options.label });
+  const { customer, ...terms } = options;
+  const [issued] = await issueTokens(db, { customers: [customer], ...terms });
   return issued as IssueResult;
 }
 
-export interface IssueManyOptions {
+export interface IssueManyOptions extends TokenTerms {
   readonly customers: readonly string[];
-  readonly label: string | null;
 }
 
 /** Issues a token for each customer, in order, in one transaction: all of them or, on any failure, none. */
 export async function issueTokens(db: SqlClient, options: IssueManyOptions): Promise<IssueResult[]> {
   const createdAt = new Date().toISOString();
-  const { label } = options;
+  const { label, kind = 'secret', origins = [] } = options;
   return db.transaction(async (tx) => {
     await bumpTokenVersion(tx);
     const issued: IssueResult[] = [];
     for (const customer of options.customers) {
-      const token = newAccessToken();
-      const id = await insertToken(tx, { customer, label, digest: tokenDigest(token), createdAt });
+      const token = newAccessToken(kind);
+      const id = await insertToken(tx, { customer, kind, label, origins, digest: tokenDigest(token), createdAt });
       const customerHasCatalogue = (await loadCatalogueVersion(tx, customer)) > 0;
-      issued.push({ token, info: { id, customer, label, createdAt, lastUsedAt: null, revokedAt: null }, customerHasCatalogue });
+      issued.push({ token, info: { id, customer, kind, label, origins, createdAt, lastUsedAt: null, revokedAt: null }, customerHasCatalogue });
     }
     return issued;
   });

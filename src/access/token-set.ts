@@ -4,12 +4,15 @@
  * presented, and one map lookup after that.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { tokenDigest } from './access-token.js';
+import { tokenDigest, type TokenKind } from './access-token.js';
 
 /** A token as a server needs it to admit a request. */
 export interface IssuedToken {
   readonly id: number;
   readonly customer: string;
+  readonly kind: TokenKind;
+  /** The origins whose pages a publishable key serves; empty for any. */
+  readonly origins: readonly string[];
   readonly revoked: boolean;
 }
 

@@ -1,7 +1,13 @@
 /** `marquee token list` as a table for people; scripts use `--json`. */
 import type { TokenInfo } from './access-token.js';
 
-const HEADINGS = ['ID', 'CUSTOMER', 'LABEL', 'CREATED', 'LAST USED', 'REVOKED'] as const;
+const HEADINGS = ['ID', 'CUSTOMER', 'KIND', 'LABEL', 'CREATED', 'LAST USED', 'REVOKED', 'ORIGINS'] as const;
+
+/** The pages a token may be used from: those of its origins, any for a publishable key without, none for a secret one. */
+function pages(token: TokenInfo): string {
+  if (token.kind === 'secret') return '';
+  return token.origins.length === 0 ? 'any' : token.origins.join(' ');
+}
 
 /** Seconds are enough to read; the stored times keep their milliseconds. */
 function time(iso: string | null, absent: string): string {
@@ -13,10 +19,12 @@ export function formatTokenTable(tokens: readonly TokenInfo[]): string {
   const rows = tokens.map((token) => [
     String(token.id),
     token.customer,
+    token.kind,
     token.label ?? '',
     time(token.createdAt, ''),
     time(token.lastUsedAt, 'never'),
     time(token.revokedAt, ''),
+    pages(token),
   ]);
   const widths = HEADINGS.map((heading, column) => Math.max([...heading].length, ...rows.map((row) => [...(row[column] ?? '')].length)));
   const line = (cells: readonly string[]): string =>

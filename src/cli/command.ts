@@ -1,6 +1,6 @@
 /** What every command shares: its flags, parsed strictly, and its help text. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, SETTINGS, describeSettings, type SettingName, type Settings } from '../config.js';
+import { ConfigError, SETTINGS, describeSettings, helpLine, type SettingName, type Settings } from '../config.js';
 import type { LockWait } from '../store/sql-client.js';
 
 export interface CommandSpec {
@@ -18,6 +18,8 @@ export interface CommandSpec {
 export interface CommandFlag {
   readonly type: 'boolean' | 'string';
   readonly description: string;
+  /** The flag may be given more than once; its value is then the list of those given. */
+  readonly multiple?: true;
   /** Shown in help after the flag: `--out DIR`; `VALUE` unless given. */
   readonly valueName?: string;
   /**
@@ -35,9 +37,9 @@ export interface ParsedCommand {
 
 export function commandHelp(spec: CommandSpec): string {
   const flags = Object.entries(spec.flags ?? {}).map(([flag, { type, description, valueName = 'VALUE' }]) =>
-    `  --${flag}${type === 'string' ? ` ${valueName}` : ''}`.padEnd(32) + description,
+    helpLine(`--${flag}${type === 'string' ? ` ${valueName}` : ''}`, description),
   );
-  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings, spec.required), ...flags, '  --help'.padEnd(32) + 'show this help'];
+  const lines = [`Usage: marquee ${spec.usage}`, '', spec.summary, '', 'Options:', describeSettings(spec.settings, spec.required), ...flags, helpLine('--help', 'show this help')];
   return lines.join('\n');
 }
 
@@ -45,7 +47,7 @@ export function commandHelp(spec: CommandSpec): string {
 export function parseCommand(spec: CommandSpec, args: readonly string[]): ParsedCommand {
   const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
   for (const name of spec.settings) options[SETTINGS[name].flag] = { type: 'string', multiple: 'multiple' in SETTINGS[name] };
-  for (const [flag, { type }] of Object.entries(spec.flags ?? {})) options[flag] = { type };
+  for (const [flag, { type, multiple = false }] of Object.entries(spec.flags ?? {})) options[flag] = { type, multiple };
   let parsed: Pick<ReturnType<typeof parseArgs>, 'values' | 'positionals'>;
   try {
     parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: spec.positionals ?? false });

@@ -6,6 +6,7 @@ import { issueTokens, listTokens, revokeToken, type IssueResult } from '../acces
 import { UnreadableInputError } from '../catalogue/problems.js';
 import { formatTokenTable } from '../access/token-table.js';
 import { ConfigError, resolveSettings, type Settings } from '../config.js';
+import { parseOrigin } from '../http/cors.js';
 import { openDatabase } from '../store/database.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
@@ -16,12 +17,22 @@ export const TOKEN_CREATE_COMMAND: CommandSpec = {
   summary:
     "Issues an access token for a customer's catalogue and prints it once, on its own line; only its\n" +
     'digest is stored, so it cannot be shown again. Running servers accept it within their poll interval.\n' +
+    'With --public, issues a publishable key (mq_pub_…) instead: made to sit in web pages, calendar links\n' +
+    'and apps, it reads only the programme (/programme, .ics, .jsonld, /whats-on), from the pages of its\n' +
+    '--origin (any page without one), and never what a cinema keeps to itself (seats sold, price cards).\n' +
     'With --customers-from, issues one for each customer the file names, all or none, and prints\n' +
     'a line CUSTOMER<TAB>TOKEN for each.',
   settings: ['database', 'customer', 'lockTimeout'],
   required: ['customer'],
   flags: {
     label: { type: 'string', description: 'a note for operators: the site or app that uses the token' },
+    public: { type: 'boolean', description: 'issue a publishable key, which reads only the programme' },
+    origin: {
+      type: 'string',
+      valueName: 'ORIGIN',
+      multiple: true,
+      description: 'with --public: an origin whose pages may use the key, such as https://cinema.example; repeatable',
+    },
     'customers-from': {
       type: 'string',
       valueName: 'FILE',
@@ -50,6 +61,7 @@ export const TOKEN_REVOKE_COMMAND: CommandSpec = {
 const USAGE = `Usage: marquee token <create|list|revoke> [options]
 
   create --customer KEY [--label TEXT]   issue a token and print it once
+  create --public [--origin ORIGIN]…     issue a publishable key, for web pages
   create --customers-from FILE           issue one for each customer FILE names
   list [--json]                          show the tokens, never the tokens themselves
   revoke ID                              end a token, also for running servers
@@ -86,9 +98,21 @@ async function runCreate(args: readonly string[]): Promise<number> {
   const label = parsed.values['label'];
   const labelProblem = typeof label === 'string' ? checkTokenLabel(label) : undefined;
   if (labelProblem !== undefined) throw new ConfigError(`token create: --label ${labelProblem}`);
+  const kind = parsed.values['public'] === true ? 'publishable' : 'secret';
+  const originTexts = (parsed.values['origin'] ?? []) as string[];
+  if (kind === 'secret' && originTexts.length > 0) throw new ConfigError('token create: --origin needs --public: a secret token is never sent from a web page');
+  const origins = originTexts.map((text) => {
+    try {
+      return parseOrigin(text);
+    } catch (error) {
+      throw new ConfigError(`token create: --origin ${(error as Error).message}, got '${text}'`);
+    }
+  });
   const keysFile = parsed.values['customers-from'];
   const customers = typeof keysFile === 'string' ? await readCustomerKeys(keysFile) : [settings.customer];
-  const issued = await withDatabase(settings, (db) => issueTokens(db, { customers, label: typeof label === 'string' ? label : null }));
+  const issued = await withDatabase(settings, (db) =>
+    issueTokens(db, { customers, kind, origins: [...new Set(origins)], label: typeof label === 'string' ? label : null }),
+  );
   if (typeof keysFile === 'string') {
     const withoutCatalogue = issued.filter((one) => !one.customerHasCatalogue).map((one) => one.info.customer);
     for (const { token, info } of issued) console.log(`${info.customer}\t${token}`);
@@ -102,7 +126,11 @@ async function runCreate(args: readonly string[]): Promise<number> {
   const [{ token, info, customerHasCatalogue }] = issued as [IssueResult];
   // The token alone on stdout, so that `TOKEN=$(marquee token create ...)` works; the rest is for people.
   console.log(token);
-  console.error(`Issued token ${info.id} for customer '${info.customer}'. Keep it now: it cannot be shown again.`);
+  if (kind === 'secret') console.error(`Issued token ${info.id} for customer '${info.customer}'. Keep it now: it cannot be shown again.`);
+  else {
+    const pages = info.origins.length === 0 ? 'any page' : `pages of ${info.origins.join(', ')}`;
+    console.error(`Issued publishable key ${info.id} for customer '${info.customer}': it reads only the programme, from ${pages}. Keep it now: it cannot be shown again.`);
+  }
   if (!customerHasCatalogue) {
     console.error(`warning: customer '${info.customer}' has no catalogue yet; the token sees empty lists until 'marquee import --customer ${info.customer}' loads one`);
   }

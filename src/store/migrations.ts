@@ -194,6 +194,12 @@ const migrations = (key: string): readonly (readonly string[])[] => [
     // the two columns before it name.
     'ALTER TABLE sync_source ADD COLUMN etags TEXT',
   ],
+  [
+    // A publishable key (CONTRACT §12) is made to sit in web pages and reads only the programme;
+    // its origins, a JSON array, are the pages it serves (null: any page).
+    "ALTER TABLE access_token ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret'",
+    'ALTER TABLE access_token ADD COLUMN origins TEXT',
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;

@@ -3,14 +3,16 @@
  * works in; the caller decides where a transaction begins and ends. The token itself is never
  * stored, only its digest, and only the server's loader reads the digest back.
  */
-import type { TokenInfo } from '../access/access-token.js';
+import type { TokenInfo, TokenKind } from '../access/access-token.js';
 import type { StoredDigest } from '../access/token-set.js';
 import type { SqlClient } from './sql-client.js';
 
 interface TokenRow {
   id: number;
   customer: string;
+  kind: TokenKind;
   label: string | null;
+  origins: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -19,19 +21,37 @@ interface TokenRow {
 interface DigestRow {
   id: number;
   customer: string;
+  kind: TokenKind;
+  origins: string | null;
   digest: string;
   revoked_at: string | null;
 }
 
-const TOKEN_COLUMNS = 'id, customer, label, created_at, last_used_at, revoked_at';
+const TOKEN_COLUMNS = 'id, customer, kind, label, origins, created_at, last_used_at, revoked_at';
+
+/** The origins column: a JSON array, or null for none. */
+function originsFromColumn(column: string | null): readonly string[] {
+  return column === null ? [] : (JSON.parse(column) as string[]);
+}
 
 function tokenFromRow(row: TokenRow): TokenInfo {
-  return { id: row.id, customer: row.customer, label: row.label, createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
+  return {
+    id: row.id,
+    customer: row.customer,
+    kind: row.kind,
+    label: row.label,
+    origins: originsFromColumn(row.origins),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
 }
 
 export interface NewToken {
   readonly customer: string;
+  readonly kind: TokenKind;
   readonly label: string | null;
+  readonly origins: readonly string[];
   /** SHA-256 of the token, in lower-case hex. */
   readonly digest: string;
   readonly createdAt: string;
@@ -55,10 +75,12 @@ export async function loadTokenVersion(db: SqlClient): Promise<number> {
 export async function insertToken(tx: SqlClient, token: NewToken): Promise<number> {
   const [next] = await tx.query<{ id: number }>('SELECT COALESCE(MAX(id), 0) + 1 AS id FROM access_token');
   const id = next?.id ?? 1;
-  await tx.execute('INSERT INTO access_token (id, customer, label, digest, created_at) VALUES (?, ?, ?, ?, ?)', [
+  await tx.execute('INSERT INTO access_token (id, customer, kind, label, origins, digest, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     id,
     token.customer,
+    token.kind,
     token.label,
+    token.origins.length === 0 ? null : JSON.stringify(token.origins),
     token.digest,
     token.createdAt,
   ]);
@@ -80,10 +102,17 @@ export async function markTokenRevoked(tx: SqlClient, id: number, revokedAt: str
   await tx.execute('UPDATE access_token SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [revokedAt, id]);
 }
 
-/** What a server needs to admit requests: digests and their customers. */
+/** What a server needs to admit requests: digests, their customers, kinds and origins. */
 export async function loadTokenDigests(db: SqlClient): Promise<StoredDigest[]> {
-  const rows = await db.query<DigestRow>('SELECT id, customer, digest, revoked_at FROM access_token');
-  return rows.map((row) => ({ id: row.id, customer: row.customer, digest: row.digest, revoked: row.revoked_at !== null }));
+  const rows = await db.query<DigestRow>('SELECT id, customer, kind, origins, digest, revoked_at FROM access_token');
+  return rows.map((row) => ({
+    id: row.id,
+    customer: row.customer,
+    kind: row.kind,
+    origins: originsFromColumn(row.origins),
+    digest: row.digest,
+    revoked: row.revoked_at !== null,
+  }));
 }
 
 /**
