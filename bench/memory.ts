@@ -105,7 +105,7 @@ export async function measureMemory(sizes: readonly number[], databaseSpec: stri
       const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: Infinity });
       await live.refresh();
       const published = await live.published('default');
-      for (const name of COLLECTION_NAMES) await published.collection(name);
+      for (const name of COLLECTION_NAMES) await published.part(name);
       const retained = retainedBytes(collect) - before;
       if (published.filmCount !== count) throw new Error('the catalogue did not load');
       rows.push({ films: count, retainedMiB: mib(retained), countedMiB: mib(published.bytes), serverRssMiB: mib((await serverRss(database)) - emptyRss) });

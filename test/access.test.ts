@@ -104,14 +104,21 @@ describe('presenting a token', () => {
     assert.match(response.body, /^<problem xmlns="urn:ietf:rfc:7807"><type>about:blank<\/type><title>Unauthorized<\/title><status>401<\/status><detail>This API needs an access token/);
   });
 
-  test('wrong paths and methods answer as before, without asking for a token', async () => {
+  test('wrong paths and methods meet the access step like any request: 401 without a token, 404 and 405 with one', async () => {
     const t = await startTestApp();
-    await issue(t);
-    assert.equal((await get(t, '/v3/film')).statusCode, 404);
-    assert.equal((await get(t, '/')).statusCode, 404);
-    const post = await t.app.inject({ method: 'POST', url: '/v4/film' });
-    assert.equal(post.statusCode, 405);
-    assert.equal(post.headers['www-authenticate'], undefined);
+    const token = await issue(t);
+    for (const url of ['/v3/film', '/', '/v4/film/NOPE%zz', '/v1/filmpackage/%', `/v4/film/${'x'.repeat(70_000)}`]) {
+      const refused = await get(t, url);
+      assert.equal(refused.statusCode, 401, url);
+      assert.equal(refused.headers['www-authenticate'], CHALLENGE, url);
+      assert.equal((await get(t, url, { veeziaccesstoken: token })).statusCode, 404, url);
+    }
+    for (const method of ['POST', 'DELETE'] as const) {
+      assert.equal((await t.app.inject({ method, url: '/v4/film' })).statusCode, 401, method);
+      const refused = await t.app.inject({ method, url: '/v4/film', headers: { veeziaccesstoken: token } });
+      assert.equal(refused.statusCode, 405, method);
+      assert.equal(refused.headers['allow'], 'GET, HEAD');
+    }
   });
 
   test('a token of a customer without a catalogue sees empty lists and 404s', async () => {

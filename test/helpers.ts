@@ -2,7 +2,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -95,6 +95,9 @@ export interface TestApp {
 
 export interface TestAppOptions {
   readonly rateLimit?: RatePolicy;
+  readonly publicRateLimit?: RatePolicy;
+  /** The clock of the app; the system's unless given. */
+  readonly now?: () => number;
   readonly corsOrigins?: readonly string[];
   readonly metricsCustomers?: boolean;
   /** What the published catalogues may hold; a gibibyte unless given. */
@@ -336,4 +339,41 @@ export function sessionAt(id: number, cutOff: number, overrides: Record<string, 
     Url: `https://tickets.example/${id}`,
     ...overrides,
   };
+}
+
+/** A wall-clock time `minutes` after another (before it when negative). */
+export function laterBy(wallClock: string, minutes: number): string {
+  return new Date(Date.parse(`${wallClock}Z`) + minutes * 60_000).toISOString().slice(0, 19);
+}
+
+/** A public session of Nosferatu starting at `start` (the site's wall clock), on sale on the web until 30 minutes after. */
+export function sessionStarting(id: number, start: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...sessionAt(id, 0),
+    PreShowStartTime: start,
+    SalesCutOffTime: laterBy(start, 30),
+    FeatureStartTime: laterBy(start, 15),
+    FeatureEndTime: laterBy(start, 109),
+    CleanupEndTime: laterBy(start, 124),
+    SalesVia: ['WWW'],
+    Attributes: [],
+    ...overrides,
+  };
+}
+
+export interface SessionsAppOptions extends TestAppOptions {
+  /** The site's Windows time zone; the demo's (New Zealand) unless given. */
+  readonly windowsZone?: string;
+}
+
+/** An app holding the demo's films, packages, screens, attributes and site (in `windowsZone`), and `sessions`. */
+export async function appWithSessions(sessions: readonly Record<string, unknown>[], options: SessionsAppOptions = {}): Promise<TestApp> {
+  const { windowsZone, ...appOptions } = options;
+  const dir = await tempDir();
+  const [site = {}] = await demoRecords('site');
+  const files = { site: join(dir, 'site.json'), sessions: join(dir, 'sessions.json') };
+  await writeFile(files.site, JSON.stringify({ ...site, TimeZoneIdentifier: windowsZone ?? site['TimeZoneIdentifier'] }));
+  await writeFile(files.sessions, JSON.stringify(sessions));
+  const others = DEMO_FILES.filter((file) => !file.endsWith('site.json') && !file.endsWith('sessions.json'));
+  return startTestApp([...others, files.site, files.sessions], appOptions);
 }

@@ -5,6 +5,7 @@ import { before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { LightMyRequestResponse } from 'fastify';
+import ICAL from 'ical.js';
 import {
   ATTRIBUTE_SHAPE,
   FILM_SHAPE,
@@ -56,6 +57,8 @@ const CATALOGUE_OPERATIONS = {
   '/v1/websession/{id}': 'getWebSession',
   '/v1/site': 'getSite',
 };
+const PROGRAMME_OPERATIONS = { '/programme': 'getProgramme', '/programme.ics': 'getProgrammeCalendar', '/programme.jsonld': 'getProgrammeLinkedData' };
+const PROGRAMME_MEDIA_TYPES = { '/programme': 'application/json', '/programme.ics': 'text/calendar', '/programme.jsonld': 'application/ld+json' };
 /** The record each catalogue path answers, and its XML root. */
 const ANSWERS: Readonly<Record<keyof typeof CATALOGUE_OPERATIONS, readonly [root: string, shape: WireShape<unknown>]>> = {
   '/v4/film': ['ArrayOfFilm', FILM_SHAPE as WireShape<unknown>],
@@ -106,8 +109,8 @@ describe('/openapi.json', () => {
   });
 
   test('lists every catalogue operation and every operations endpoint, GET only', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(CATALOGUE_OPERATIONS), ...OPERATIONS_ENDPOINTS].sort());
-    for (const [path, id] of Object.entries(CATALOGUE_OPERATIONS)) assert.equal(operation(path).operationId, id);
+    assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(CATALOGUE_OPERATIONS), ...Object.keys(PROGRAMME_OPERATIONS), ...OPERATIONS_ENDPOINTS].sort());
+    for (const [path, id] of Object.entries({ ...CATALOGUE_OPERATIONS, ...PROGRAMME_OPERATIONS })) assert.equal(operation(path).operationId, id);
     for (const path of OPERATIONS_ENDPOINTS) assert.deepEqual(operation(path).tags, ['Operations']);
     for (const item of Object.values(doc.paths)) assert.deepEqual(Object.keys(item), ['get']);
   });
@@ -133,6 +136,26 @@ describe('/openapi.json', () => {
       description: doc.components.securitySchemes['VeeziAccessToken']?.['description'],
     });
     assert.equal(doc.components.securitySchemes['BearerToken']?.['scheme'], 'bearer');
+  });
+
+  test('describes the programme: its filters, formats, problems, and the publishable key in the query string', () => {
+    for (const [path, mediaType] of Object.entries(PROGRAMME_MEDIA_TYPES)) {
+      const { responses, security, parameters, tags } = operation(path);
+      assert.deepEqual(tags, ['Programme']);
+      assert.deepEqual(security, [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }], path);
+      assert.deepEqual(parameters?.filter((parameter) => parameter['in'] === 'query').map((parameter) => parameter['name']), ['from', 'days', 'film', 'screen', 'attribute', 'sessions'], path);
+      assert.deepEqual(Object.keys(responses['200']?.content ?? {}), [mediaType], path);
+      assert.deepEqual(Object.keys(responses).sort(), ['200', '304', '400', '401', '403', '404', '429'], path);
+      for (const status of ['400', '401', '403', '404', '429']) assert.deepEqual(Object.keys(responses[status]?.content ?? {}), PROBLEMS, `${path} ${status}`);
+    }
+    assert.deepEqual(doc.components.securitySchemes['ProgrammeKey'], {
+      type: 'apiKey',
+      in: 'query',
+      name: 'key',
+      description: doc.components.securitySchemes['ProgrammeKey']?.['description'],
+    });
+    const film = operation('/programme').parameters?.find((parameter) => parameter['name'] === 'film') as Json;
+    assert.equal((film['schema'] as Json)['type'], 'array', 'film is repeatable');
   });
 
   test('names the XML elements and the namespace, wraps Films and repeats People', () => {
@@ -240,6 +263,18 @@ describe('examples', () => {
     }
   });
 
+  test('the programme has an example in each of its formats, of the samples\' evening, each what its reader takes', () => {
+    const json = exampleOf('/programme', '200', 'application/json') as Json;
+    assert.deepEqual([json['from'], json['days']], ['2025-01-06', 1]);
+    const features = json['features'] as Json[];
+    assert.deepEqual(features.map((feature) => feature['kind']), ['package', 'film'], 'the double bill at 5.30 pm, then Sherlock Jr. at 8.30 pm');
+    const calendar = String(exampleOf('/programme.ics', '200', 'text/calendar'));
+    const events = new ICAL.Component(ICAL.parse(calendar)).getAllSubcomponents('vevent');
+    assert.deepEqual(events.map((event) => event.getFirstPropertyValue('summary')), features.map((feature) => feature['title']));
+    const linked = exampleOf('/programme.jsonld', '200', 'application/ld+json') as Json;
+    assert.deepEqual([linked['@context'], linked['@type'], (linked['event'] as Json[]).length], ['https://schema.org', 'MovieTheater', 2]);
+  });
+
   test('the 404 and 401 examples are what the server answers, in JSON and XML', async () => {
     const bare = await startTestApp([]);
     for (const path of Object.keys(CATALOGUE_OPERATIONS).filter(answersNotFound)) {
@@ -277,6 +312,10 @@ describe('real answers match the document', () => {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   // OpenAPI's own keyword; JSON Schema does not know it.
   ajv.addKeyword('xml');
+  // The formats the programme's schemas name, as RFC 3339 and RFC 3986 write them.
+  ajv.addFormat('date', /^\d{4}-\d\d-\d\d$/);
+  ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/);
+  ajv.addFormat('uri', (text: string) => URL.canParse(text));
 
   function check(path: string, response: LightMyRequestResponse): void {
     const mediaType = String(response.headers['content-type']).split(';')[0] ?? '';
@@ -340,6 +379,15 @@ describe('real answers match the document', () => {
       check('/v1/websession/{id}', await get('/v1/websession/1001', accept));
       check('/v1/attribute/{id}', await get('/v1/attribute/NOPE', accept));
     }
+  });
+
+  test('the programme, its examples, and its problems', async () => {
+    check('/programme', await get('/programme?from=2025-01-06&days=14&sessions=all'));
+    check('/programme', await get('/programme?days=0'));
+    check('/programme.ics', await get('/programme.ics?from=x', 'application/xml'));
+    const validate = ajv.compile(documentedSchema('/programme', 200, 'application/json'));
+    const example = doc.components.examples['Programme.json']?.value;
+    assert.ok(validate(example), ajv.errorsText(validate.errors));
   });
 
   test('the operations endpoints', async () => {

@@ -12,7 +12,7 @@ import { issueToken } from '../src/access/manage-tokens.js';
 import { compareCodePoints } from '../src/catalogue/code-points.js';
 import { importFiles } from '../src/import/import-files.js';
 import { FILM_V1_SHAPE, SESSION_SHAPE, SCREEN_SHAPE, SITE_SHAPE, ATTRIBUTE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
-import { DEMO_FILES, demoRecords, parseXmlAnswer, sessionAt, startTestApp, tempDir, varyOf, waitFor, type TestApp } from './helpers.js';
+import { appWithSessions, DEMO_FILES, demoRecords, parseXmlAnswer, sessionAt, startTestApp, tempDir, varyOf, waitFor, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -51,13 +51,6 @@ async function answer(t: TestApp, url: string, shape?: WireShape<unknown>): Prom
   assert.equal(parsed.namespace, DATA_CONTRACT, url);
   assert.deepEqual(parsed.value, json.json(), `${url}: the XML holds what the JSON does`);
   return json.json();
-}
-
-/** A test app with the demo's films, packages, screens, attributes and site, and `sessions`. */
-async function appWithSessions(records: readonly Json[]): Promise<TestApp> {
-  const file = join(await tempDir(), 'sessions.json');
-  await writeFile(file, JSON.stringify(records));
-  return startTestApp([...DEMO_FILES.filter((name) => !name.endsWith('sessions.json')), file]);
 }
 
 describe('GET /v1/site', () => {

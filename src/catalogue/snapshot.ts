@@ -5,6 +5,15 @@
 import { compareCodePoints } from './code-points.js';
 import type { Attribute, Catalogue, Film, FilmPackage, Screen, Session, Site } from './model.js';
 
+/** Where a snapshot comes from: whose catalogue, which stored version, and when that version was committed. */
+export interface SnapshotSource {
+  readonly customer: string;
+  /** 0 before any import. */
+  readonly version: number;
+  /** Undefined before any import. */
+  readonly changedAt?: Date | undefined;
+}
+
 export class CatalogueSnapshot {
   /** Films by DisplaySequence, then Id by code point. */
   readonly films: readonly Film[];
@@ -17,12 +26,15 @@ export class CatalogueSnapshot {
   readonly site: Site | null;
   /** Sessions by PreShowStartTime, then Id. */
   readonly sessions: readonly Session[];
+  readonly customer: string;
+  /** The stored catalogue version this snapshot reflects; 0 before any import. */
+  readonly version: number;
+  readonly changedAt: Date | undefined;
 
-  constructor(
-    catalogue: Catalogue,
-    /** The stored catalogue version this snapshot reflects; 0 before any import. */
-    readonly version: number,
-  ) {
+  constructor(catalogue: Catalogue, source: SnapshotSource) {
+    this.customer = source.customer;
+    this.version = source.version;
+    this.changedAt = source.changedAt;
     this.films = [...catalogue.films].sort((a, b) => a.displaySequence - b.displaySequence || compareCodePoints(a.id, b.id));
     this.packages = [...catalogue.packages].sort((a, b) => a.id - b.id);
     this.screens = [...catalogue.screens].sort((a, b) => a.id - b.id);
@@ -32,7 +44,8 @@ export class CatalogueSnapshot {
     this.sessions = [...catalogue.sessions].sort((a, b) => compareCodePoints(a.preShowStartTime, b.preShowStartTime) || a.id - b.id);
   }
 
+  /** The catalogue of every customer never imported. */
   static empty(): CatalogueSnapshot {
-    return new CatalogueSnapshot({ films: [], packages: [], screens: [], attributes: [], site: null, sessions: [] }, 0);
+    return new CatalogueSnapshot({ films: [], packages: [], screens: [], attributes: [], site: null, sessions: [] }, { customer: '', version: 0 });
   }
 }

@@ -8,7 +8,7 @@ export const SERVE_COMMAND: CommandSpec = {
   usage: 'serve [options]',
   summary:
     'Serves the catalogue API: GET /v4/film, /v1/film, /v1/filmpackage, /v1/screen, /v1/attribute, /v1/session,\n' +
-    '/v1/websession (each also by /{id}) and /v1/site;\n' +
+    '/v1/websession (each also by /{id}) and /v1/site; the programme: /programme, /programme.ics, /programme.jsonld;\n' +
     'and for operators /healthz, /readyz, /metrics, /openapi.json and /docs. Logs are JSON lines on standard output.',
   settings: [
     'database',
@@ -21,6 +21,10 @@ export const SERVE_COMMAND: CommandSpec = {
     'cacheMemory',
     'rateLimit',
     'rateBurst',
+    'publicRateLimit',
+    'publicRateBurst',
+    'programmeCacheControl',
+    'trustProxy',
     'corsOrigins',
     'metricsCustomers',
     'logLevel',

@@ -5,9 +5,16 @@
  */
 export class HeldBytes {
   private count = 0;
+  private released = false;
 
-  /** `onGrowth` is told each time the count grows: a collection published, a body compressed. */
-  constructor(private readonly onGrowth?: () => void) {}
+  /**
+   * `onGrowth` is told each time the count grows: a collection published, a body compressed.
+   * A part of another count (`part()`) adds to it too.
+   */
+  constructor(
+    private readonly onGrowth?: () => void,
+    private readonly whole?: HeldBytes,
+  ) {}
 
   get bytes(): number {
     return this.count;
@@ -15,7 +22,21 @@ export class HeldBytes {
 
   /** Counts `bytes` more held, or fewer when negative: what is let go. */
   add(bytes: number): void {
+    if (this.released) return;
     this.count += bytes;
+    this.whole?.add(bytes);
     if (bytes > 0) this.onGrowth?.();
+  }
+
+  /** A count within this one for what may be let go before the rest, such as an answer kept for a while. */
+  part(): HeldBytes {
+    return new HeldBytes(undefined, this);
+  }
+
+  /** Lets go of what a part counts: it no longer counts in the whole, and what it is told later is not counted. */
+  release(): void {
+    this.whole?.add(-this.count);
+    this.count = 0;
+    this.released = true;
   }
 }

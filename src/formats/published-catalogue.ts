@@ -1,9 +1,10 @@
 /**
  * Every answer of one catalogue, prebuilt in JSON and XML: each collection's list and each of
- * its records (see `PublishedCollection`), and the site. Lists are joined from the bytes of the
- * records already written; building yields to the event loop now and then, so requests answered
- * meanwhile never wait long. The web sessions' list alone follows the clock (see `WebSessions`).
- * What the answers hold in memory is counted, for the server's memory budget.
+ * its records (see `PublishedCollection`), and the site; and the programme of CONTRACT §12 (see
+ * `Showtimes`). Lists are joined from the bytes of the records already written; building yields
+ * to the event loop now and then, so requests answered meanwhile never wait long. The web
+ * sessions' list and the programme follow the clock. What the answers hold in memory is counted,
+ * for the server's memory budget.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
@@ -23,6 +24,7 @@ import {
 } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
 import { PublishedCollection } from './published-collection.js';
+import { Showtimes } from '../showtimes/showtimes.js';
 import { itemOf, writeRecords, type WrittenRecord } from './written-records.js';
 
 interface Collection<T> {
@@ -56,10 +58,23 @@ async function publish<T>({ shape, records, key }: Collection<T>, snapshot: Cata
   return PublishedCollection.of(shape, all.map((record) => String(key(record))), written, xml, held);
 }
 
+/** What a catalogue publishes on first use: each collection, and the programme (null while there is no site). */
+interface Parts extends Record<CollectionName, PublishedCollection> {
+  readonly showtimes: Showtimes | null;
+}
+export type PartName = keyof Parts;
+
+const PARTS: { readonly [Name in PartName]: (snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes) => Promise<Parts[Name]> } = {
+  ...(Object.fromEntries(COLLECTION_NAMES.map((name) => [name, (snapshot, xml, held) => publish(COLLECTIONS[name] as Collection<unknown>, snapshot, xml, held)])) as {
+    readonly [Name in CollectionName]: (snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes) => Promise<PublishedCollection>;
+  }),
+  showtimes: async (snapshot, _xml, held) => Showtimes.prepare(snapshot, held) ?? null,
+};
+
 /** What a server learns of a catalogue it holds. */
 export interface PublicationEvents {
-  /** A collection was published from the records, taking `durationMs`. */
-  readonly onCollection?: (name: CollectionName, durationMs: number) => void;
+  /** A part was published from the records, taking `durationMs`. */
+  readonly onPart?: (name: PartName, durationMs: number) => void;
   /** What the catalogue holds grew (see `bytes`). */
   readonly onGrowth?: () => void;
 }
@@ -68,16 +83,16 @@ export interface PublicationEvents {
 export type ReadRecords = () => Promise<CatalogueSnapshot>;
 
 /**
- * Each collection is published on its first use, so that a customer's first answer waits for
- * the one collection it needs. The records are let go once the collections asked for at the
- * start are published, and a collection first asked for later is published from the records
+ * Each part (a collection, the programme) is published on its first use, so that a customer's
+ * first answer waits for the one part it needs. The records are let go once the parts asked for
+ * at the start are published, and a part first asked for later is published from the records
  * read again: kept, they would add to what a catalogue holds in memory, and every garbage
  * collection would go through thousands of them. Read again after an import, those records are
  * newer than the rest: each answer is still wholly from one committed catalogue, and the server
  * is then building the newer catalogue to replace this one.
  */
 export class PublishedCatalogue {
-  private readonly collections = new Map<CollectionName, PublishedCollection | Promise<PublishedCollection>>();
+  private readonly parts = new Map<PartName, unknown>();
 
   private constructor(
     /** The stored catalogue version the answers were written from. */
@@ -94,21 +109,15 @@ export class PublishedCatalogue {
   ) {}
 
   /**
-   * Publishes the site, the web sessions and `collections` from `snapshot` now; every other
-   * collection on its first use, from the records `read` returns then.
+   * Publishes the site, the web sessions and `parts` from `snapshot` now; every other part on
+   * its first use, from the records `read` returns then.
    */
-  static async publish(
-    snapshot: CatalogueSnapshot,
-    xml: XmlWriter,
-    read: ReadRecords,
-    collections: Iterable<CollectionName> = [],
-    events: PublicationEvents = {},
-  ): Promise<PublishedCatalogue> {
+  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, read: ReadRecords, parts: Iterable<PartName> = [], events: PublicationEvents = {}): Promise<PublishedCatalogue> {
     const held = new HeldBytes(events.onGrowth);
     const site = snapshot.site === null ? null : itemOf(SITE_SHAPE, (await writeRecords(SITE_SHAPE, [snapshot.site], new ByteSlabs(held)))[0] as WrittenRecord, xml, held);
     const webSessions = await WebSessions.publish(snapshot, xml, held);
     const published = new PublishedCatalogue(snapshot.version, snapshot.films.length, snapshot.packages.length, site, webSessions, xml, read, held, events);
-    for (const name of collections) await published.publishCollection(name, snapshot);
+    for (const name of parts) await published.publishPart(name, snapshot);
     return published;
   }
 
@@ -117,35 +126,36 @@ export class PublishedCatalogue {
     return this.held.bytes;
   }
 
-  /** The collections published so far, or being published: what a newer version publishes before it is served. */
-  get publishedCollections(): CollectionName[] {
-    return [...this.collections.keys()];
+  /** The parts published so far, or being published: what a newer version publishes before it is served. */
+  get publishedParts(): PartName[] {
+    return [...this.parts.keys()];
   }
 
   /**
-   * The collection's answers: at once once published, else once its records are read again and
+   * The part's answers: at once once published, else once its records are read again and
    * published. The promise rejects when the database cannot be read; the next use tries again.
    */
-  collection(name: CollectionName): PublishedCollection | Promise<PublishedCollection> {
-    return this.collections.get(name) ?? this.publishCollection(name, this.read());
+  part<Name extends PartName>(name: Name): Parts[Name] | Promise<Parts[Name]> {
+    // Each name holds its own part, or the promise of it, as publishPart put it there.
+    return (this.parts.get(name) as Parts[Name] | Promise<Parts[Name]> | undefined) ?? this.publishPart(name, this.read());
   }
 
-  private publishCollection(name: CollectionName, records: CatalogueSnapshot | Promise<CatalogueSnapshot>): Promise<PublishedCollection> {
+  private publishPart<Name extends PartName>(name: Name, records: CatalogueSnapshot | Promise<CatalogueSnapshot>): Promise<Parts[Name]> {
     const started = performance.now();
     const publishing = Promise.resolve(records)
-      .then((snapshot) => publish(COLLECTIONS[name] as Collection<unknown>, snapshot, this.xml, this.held))
+      .then((snapshot) => PARTS[name](snapshot, this.xml, this.held))
       .then(
         (published) => {
-          this.collections.set(name, published);
-          this.events.onCollection?.(name, performance.now() - started);
+          this.parts.set(name, published);
+          this.events.onPart?.(name, performance.now() - started);
           return published;
         },
         (error: unknown) => {
-          this.collections.delete(name);
+          this.parts.delete(name);
           throw error;
         },
       );
-    this.collections.set(name, publishing);
+    this.parts.set(name, publishing);
     return publishing;
   }
 }

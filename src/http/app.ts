@@ -12,13 +12,14 @@ import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
 import { pathOf } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/request-log.js';
-import { accessHook, type TokenDirectory } from './access.js';
+import { accessHook, admit, type AccessPolicy, type TokenDirectory } from './access.js';
 import { corsOptions } from './cors.js';
 import { HttpError, notFound, quote } from './http-error.js';
 import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
 import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
+import { registerShowtimesRoutes } from './routes/showtimes-routes.js';
 import { registerDocumentRoutes } from '../reference/document-routes.js';
 import { registerOpenApi } from '../reference/openapi-document.js';
 import type { ServedCatalogues } from './served-catalogues.js';
@@ -38,8 +39,14 @@ export interface AppOptions {
   readonly catalogues: ServedCatalogues;
   readonly tokens: TokenDirectory;
   readonly cacheControl: string;
+  /** Cache-Control of the programme's answers to publishable keys; `public, max-age=60` when absent. */
+  readonly programmeCacheControl?: string;
   /** Per token (per client address while the service is open); no limit when absent. */
   readonly rateLimit?: RatePolicy | undefined;
+  /** Per client address, for publishable keys; no limit when absent. */
+  readonly publicRateLimit?: RatePolicy | undefined;
+  /** Addresses or CIDR ranges of the proxies whose X-Forwarded-For names the client; none when absent. */
+  readonly trustedProxies?: readonly string[];
   /** Origins whose web pages may call the API; CORS is off when there is none. */
   readonly corsOrigins?: readonly string[];
   /** The default namespace of XML answers; the data-contract namespace when absent. */
@@ -49,7 +56,11 @@ export interface AppOptions {
   /** The log (createLogger); no log at all when absent. */
   readonly logger?: Logger;
   readonly limits?: ConnectionLimits;
+  /** The time now, in milliseconds since the epoch; the system clock when absent. */
+  readonly now?: () => number;
 }
+
+export const DEFAULT_PROGRAMME_CACHE_CONTROL = 'public, max-age=60';
 
 /** A request the server could not even read, answered on the connection before closing it. */
 function unreadableRequest(code: string | undefined): HttpError {
@@ -87,15 +98,25 @@ function originForm(request: IncomingMessage): string {
   return parsed === null || parsed.host === '' ? url : `${parsed.pathname}${parsed.search}`;
 }
 
-function nothingAt(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendProblem(request, reply, notFound(`Nothing is found at ${quote(pathOf(request.url))}.`));
+/** An answer to a path that names nothing, once the access step let the request in. */
+function nothingAt(policy: AccessPolicy, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const refusal = admit(policy, request, reply, undefined);
+  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(pathOf(request.url))}.`));
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const xmlNamespace = options.xmlNamespace ?? DEFAULT_XML_NAMESPACE;
+  const now = options.now ?? Date.now;
   const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false });
+  const policy: AccessPolicy = {
+    tokens: options.tokens,
+    limiter: options.rateLimit && new RateLimiter(options.rateLimit),
+    publicLimiter: options.publicRateLimit && new RateLimiter(options.publicRateLimit),
+  };
   const app = Fastify({
     ...serverOptions(options.limits),
+    // Behind proxies, the client is the address they name; a per-address rate limit counts it.
+    trustProxy: options.trustedProxies !== undefined && options.trustedProxies.length > 0 ? options.trustedProxies.join(',') : false,
     ...(options.logger && { loggerInstance: options.logger }),
     // One line per request is written by observeRequests, in place of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -106,7 +127,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Paths match in any case, as on the original API; an id of any length names a record or answers 404.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 65_536 },
     // A URL whose escapes cannot be decoded, or whose id is longer than any, names nothing.
-    frameworkErrors: (_error, request, reply) => nothingAt(request, reply),
+    frameworkErrors: (_error, request, reply) => nothingAt(policy, request, reply),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -130,6 +151,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.decorateRequest('customer', '');
+  app.decorateRequest('publishable', false);
   // The first hook to run when the server closes, before the server process's own drain.
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -145,15 +167,22 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) void app.register(cors, corsOptions(options.corsOrigins));
   observeRequests(app, metrics);
   registerOpenApi(app, xmlNamespace);
-  const limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
   // Registered as a plugin so that they load after the document generator, which learns them.
   void app.register(async (routes) => {
-    registerCatalogueRoutes(routes, { catalogues: options.catalogues, cacheControl: options.cacheControl, xmlNamespace, access: accessHook(options.tokens, limiter) });
+    const { catalogues, cacheControl } = options;
+    registerCatalogueRoutes(routes, { catalogues, cacheControl, xmlNamespace, access: accessHook(policy, 'catalogue'), now });
+    registerShowtimesRoutes(routes, {
+      catalogues,
+      cacheControl,
+      publicCacheControl: options.programmeCacheControl ?? DEFAULT_PROGRAMME_CACHE_CONTROL,
+      access: accessHook(policy, 'programme'),
+      now,
+    });
     registerOperationsRoutes(routes, { catalogues: options.catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });
 
-  app.setNotFoundHandler(nothingAt);
+  app.setNotFoundHandler((request, reply) => nothingAt(policy, request, reply));
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendProblem(request, reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

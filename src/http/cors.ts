@@ -6,8 +6,19 @@
  */
 import type { FastifyCorsOptions } from '@fastify/cors';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** False where a route answers CORS itself: the plugin then leaves it alone. */
+    cors?: false;
+  }
+}
+
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium caps it at two hours). */
-const PREFLIGHT_MAX_AGE = 7200;
+export const PREFLIGHT_MAX_AGE = 7200;
+/** What a page may send: the token headers, and what revalidation and negotiation need. */
+export const ALLOWED_HEADERS = ['Accept', 'Authorization', 'If-None-Match', 'VeeziAccessToken'];
+/** What a page may read of an answer beside its body. */
+export const EXPOSED_HEADERS = ['ETag', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate'];
 
 /** An origin as browsers send it: `https://cinema.example`, `http://localhost:3000`. */
 export function parseOrigin(text: string): string {
@@ -31,8 +42,8 @@ export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
   return {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     methods: ['GET', 'HEAD'],
-    allowedHeaders: ['Accept', 'Authorization', 'If-None-Match', 'VeeziAccessToken'],
-    exposedHeaders: ['ETag', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate'],
+    allowedHeaders: ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,
     credentials: false,
     // An allowed page's OPTIONS is answered as a preflight even without Access-Control-Request-Method.

@@ -31,6 +31,12 @@ export function unknownId(noun: string, id: string): Problem {
   return notFound(`No ${noun} has the id ${quote(id)}.`);
 }
 
+/** The 400 of a query parameter given a value it cannot take: `must be` `rule`, `got` `value` where one value broke it. */
+export function badParameter(parameter: string, rule: string, value?: string): Problem {
+  const got = value === undefined ? '' : `, got ${quote(value)}`;
+  return { status: 400, title: 'Bad Request', detail: `The ${parameter} parameter must be ${rule}${got}.`, headers: {} };
+}
+
 /** The 404 of `/v1/site` when no site was imported. */
 export const NO_SITE: Problem = notFound('No site has been imported.');
 

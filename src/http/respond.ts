@@ -3,7 +3,7 @@
  * and coding, with its ETag (or 304 when the client has it), and a problem (RFC 9457).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Representations } from '../formats/representation.js';
+import type { Representation, Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Problem } from './http-error.js';
 import { requestedMediaType } from './media-types.js';
@@ -24,13 +24,36 @@ function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+/** What an answer varies on: whether it was negotiated, and whether it may come compressed. */
+const VARY = {
+  negotiated: { compressible: 'Accept, Accept-Encoding', plain: 'Accept' },
+  single: { compressible: 'Accept-Encoding', plain: undefined },
+} as const;
+
+/** A catalogue answer in the format the request negotiated, JSON or XML. */
 export function sendRepresentation(request: FastifyRequest, reply: FastifyReply, representations: Representations, cacheControl: string): FastifyReply {
   const media = requestedMediaType(request);
-  const representation = representations[media.format];
+  return send(request, reply, representations[media.format], media.contentType, cacheControl, VARY.negotiated);
+}
+
+/** An answer that comes in one media type, such as the programme's calendar. */
+export function sendAnswer(request: FastifyRequest, reply: FastifyReply, representation: Representation, contentType: string, cacheControl: string): FastifyReply {
+  return send(request, reply, representation, contentType, cacheControl, VARY.single);
+}
+
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  representation: Representation,
+  contentType: string,
+  cacheControl: string,
+  varies: (typeof VARY)[keyof typeof VARY],
+): FastifyReply {
   const coding = representation.compressible ? negotiateEncoding(request.headers['accept-encoding']) : undefined;
   const encoded = coding === undefined ? undefined : representation.encoded(coding);
   const { body, etag } = encoded ?? representation;
-  vary(reply, representation.compressible ? 'Accept, Accept-Encoding' : 'Accept');
+  const varyOn = representation.compressible ? varies.compressible : varies.plain;
+  if (varyOn !== undefined) vary(reply, varyOn);
   reply.header('cache-control', cacheControl);
   const ifNoneMatch = request.headers['if-none-match'];
   // A client holding the body uncompressed, as a large one goes out until its compressed forms
@@ -38,7 +61,7 @@ export function sendRepresentation(request: FastifyRequest, reply: FastifyReply,
   const held = matchesIfNoneMatch(ifNoneMatch, etag) ? etag : encoded !== undefined && matchesIfNoneMatch(ifNoneMatch, representation.etag) ? representation.etag : undefined;
   if (held !== undefined) return reply.header('etag', held).code(304).send();
   if (encoded !== undefined) reply.header('content-encoding', coding);
-  return reply.header('etag', etag).header('content-type', media.contentType).send(body);
+  return reply.header('etag', etag).header('content-type', contentType).send(body);
 }
 
 /** A problem in the format the request negotiated. */

@@ -1,13 +1,13 @@
 /** What the HTTP layer reads from the catalogues a server answers from. */
-import type { CollectionName, PublishedCatalogue } from '../formats/published-catalogue.js';
+import type { PartName, PublishedCatalogue } from '../formats/published-catalogue.js';
 
 /** Where a request finds the answers of its customer's catalogue. */
 export interface CatalogueDirectory {
   /**
    * The customer's published catalogue: at once when it is held, else once it is built, with the
-   * `wanted` collection published. The promise rejects when the database cannot be read.
+   * `wanted` part published. The promise rejects when the database cannot be read.
    */
-  published(customer: string, wanted?: CollectionName): PublishedCatalogue | Promise<PublishedCatalogue>;
+  published(customer: string, wanted?: PartName): PublishedCatalogue | Promise<PublishedCatalogue>;
 }
 
 /** What readiness checks need to know about the catalogues a server answers from. */

@@ -37,14 +37,14 @@ const LIST_FILES: readonly (readonly [file: string, collection: CollectionName])
 
 export async function exportFiles(db: SqlClient, xml: XmlWriter, options: ExportOptions): Promise<ExportResult> {
   const snapshot = await db.transaction(
-    async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, options.customer), await loadCatalogueVersion(tx, options.customer)),
+    async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, options.customer), { customer: options.customer, version: await loadCatalogueVersion(tx, options.customer) }),
     { readOnly: true },
   );
   // The exported bytes are the API's own answers, so a round trip is checked byte for byte.
   // Sessions are written with their Url, as web sessions are, so that none is lost.
   const published = await PublishedCatalogue.publish(snapshot, xml, async () => snapshot, LIST_FILES.map(([, collection]) => collection));
   const answers: [string, Representations][] = [];
-  for (const [file, collection] of LIST_FILES) answers.push([file, (await published.collection(collection)).list]);
+  for (const [file, collection] of LIST_FILES) answers.push([file, (await published.part(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);
   answers.push(['sessions', listOf(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
   await mkdir(options.directory, { recursive: true });

@@ -25,6 +25,9 @@ import { XmlWriter, xmlChildren } from '../formats/xml-writer.js';
 import { itemOf, listOf } from '../formats/written-records.js';
 import { NO_SITE, unknownId, type Problem } from '../http/http-error.js';
 import { problemBody } from '../http/problem.js';
+import { HeldBytes } from '../formats/held-bytes.js';
+import { parseShowtimesQuery, type ShowtimesQuery } from '../showtimes/showtimes-query.js';
+import { SHOWTIMES_FORMATS, Showtimes, type ShowtimesFormat } from '../showtimes/showtimes.js';
 
 /** An OpenAPI Example Object: JSON as its value, XML as its text. */
 export interface Example {
@@ -226,16 +229,46 @@ function collectionExamples<T>(answer: string, shape: WireShape<T>, records: rea
   return { ...one, ...inBothFormats(arrayRootName({ name: answer }), listSummary, listOf(shape, written, xml)) };
 }
 
+/** The samples, in the order lists answer them. */
+const SAMPLES = new CatalogueSnapshot(
+  { films: [SHERLOCK_JR, SAFETY_LAST], packages: [DOUBLE_BILL], screens: SCREENS, attributes: ATTRIBUTES, site: SITE, sessions: [SHERLOCK_SESSION, DOUBLE_BILL_SESSION] },
+  { customer: 'default', version: 1, changedAt: new Date('2025-01-05T21:00:00Z') },
+);
+
+/** The name under which the document's components hold the example of the programme in `format`. */
+export function programmeExampleName(format: ShowtimesFormat): string {
+  return `Programme.${format}`;
+}
+
+/**
+ * The programme of the samples' evening in each of its formats, as the server answers it at 5 pm
+ * that day, the double bill and the later session both on sale.
+ */
+function programmeExamples(): Record<string, Example> {
+  const showtimes = Showtimes.prepare(SAMPLES, new HeldBytes());
+  if (showtimes === undefined) throw new Error('the samples have no site');
+  const query = parseShowtimesQuery({ from: '2025-01-06', days: '1' }) as ShowtimesQuery;
+  const fivePm = Date.parse('2025-01-06T04:00:00Z');
+  const summaries: Readonly<Record<ShowtimesFormat, string>> = {
+    json: 'An evening of the programme',
+    calendar: 'An evening of the programme as a calendar',
+    linkedData: 'An evening of the programme as schema.org JSON-LD',
+  };
+  return Object.fromEntries(
+    SHOWTIMES_FORMATS.map((format) => {
+      const text = showtimes.answer(query, format, fivePm).body.toString('utf8');
+      return [programmeExampleName(format), { summary: summaries[format], value: format === 'calendar' ? text : JSON.parse(text) }];
+    }),
+  );
+}
+
 /**
  * An example of each catalogue answer in each format, named by `exampleName` after the answer's
- * record schema, for the document's components. The XML carries `namespace`, as the server's does.
+ * record schema, and of the programme in each of its formats, for the document's components.
+ * The XML carries `namespace`, as the server's does.
  */
 export function answerExamples(namespace: string): Record<string, Example> {
-  // The snapshot puts the records in the order lists answer them.
-  const snapshot = new CatalogueSnapshot(
-    { films: [SHERLOCK_JR, SAFETY_LAST], packages: [DOUBLE_BILL], screens: SCREENS, attributes: ATTRIBUTES, site: SITE, sessions: [SHERLOCK_SESSION, DOUBLE_BILL_SESSION] },
-    1,
-  );
+  const snapshot = SAMPLES;
   const xml = new XmlWriter(namespace);
   const slabs = new ByteSlabs();
   return {
@@ -247,6 +280,7 @@ export function answerExamples(namespace: string): Record<string, Example> {
     ...collectionExamples('Site', SITE_SHAPE, [SITE], 'site', xml, slabs, true),
     ...collectionExamples('Session', SESSION_SHAPE, snapshot.sessions, 'session', xml, slabs),
     ...collectionExamples('WebSession', WEB_SESSION_SHAPE, snapshot.sessions, 'session on sale', xml, slabs),
+    ...programmeExamples(),
   };
 }
 

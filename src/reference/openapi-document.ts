@@ -7,10 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { PACKAGE_VERSION } from '../package-version.js';
 import { componentSchemas } from './api-schemas.js';
 import { answerExamples } from './examples.js';
+import { showtimesSchemas } from './showtimes-schemas.js';
 
 const DESCRIPTION =
   'A read-only catalogue of a cinema\'s programme (its site and screens, films, film packages, sessions and the sessions on sale on the web), compatible with the public Veezi API. ' +
   'Every catalogue answer comes in JSON or in .NET DataContract-style XML, chosen by the Accept header or `?format=`. ' +
+  'Beside it, the programme as a website needs it (`/programme`): by cinema day and by film, times with their offset, as a calendar feed and as schema.org JSON-LD, read with a publishable key. ' +
   'Errors are RFC 9457 problem details in the same format. Data comes in through the `marquee import` command, never through the API.';
 
 /**
@@ -18,7 +20,7 @@ const DESCRIPTION =
  * any route is registered: the generator learns the routes as they are added.
  */
 export function registerOpenApi(app: FastifyInstance, xmlNamespace: string): void {
-  for (const schema of componentSchemas(xmlNamespace)) app.addSchema(schema);
+  for (const schema of [...componentSchemas(xmlNamespace), ...showtimesSchemas()]) app.addSchema(schema);
   void app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -28,6 +30,12 @@ export function registerOpenApi(app: FastifyInstance, xmlNamespace: string): voi
         { name: 'Film packages', description: 'Films shown together, such as a double feature, with each film\'s share of the revenue.' },
         { name: 'Site', description: 'The cinema, one per customer, and its screens.' },
         { name: 'Sessions', description: 'Showings of films and packages, the attributes they carry, and those on sale on the web now.' },
+        {
+          name: 'Programme',
+          description:
+            'Marquee\'s own API for websites, calendars and search engines: the programme by cinema day and by film, in JSON, iCalendar and schema.org JSON-LD. ' +
+            'Read with a publishable key (`marquee token create --public`), which reads nothing else and may sit in a web page.',
+        },
         { name: 'Operations', description: 'Health, readiness, metrics and this document. Never behind a token.' },
       ],
       components: {
@@ -39,6 +47,12 @@ export function registerOpenApi(app: FastifyInstance, xmlNamespace: string): voi
             description: 'An access token made by `marquee token create`, as Veezi clients send it. Needed once any token exists.',
           },
           BearerToken: { type: 'http', scheme: 'bearer', description: 'The same token as `Authorization: Bearer TOKEN`.' },
+          ProgrammeKey: {
+            type: 'apiKey',
+            in: 'query',
+            name: 'key',
+            description: 'A publishable key made by `marquee token create --public` (`mq_pub_…`): it reads the programme alone. A secret token is never accepted here.',
+          },
         },
         examples: answerExamples(xmlNamespace),
       },

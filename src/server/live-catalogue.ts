@@ -8,7 +8,7 @@
  * go on until it answers again.
  */
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
-import { PublishedCatalogue, type CollectionName } from '../formats/published-catalogue.js';
+import { PublishedCatalogue, type PartName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
 import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
@@ -83,7 +83,7 @@ export class LiveCatalogue implements ServedCatalogues {
     return { held, budgetBytes: this.options.budgetBytes, ...this.counts };
   }
 
-  published(customer: string, wanted?: CollectionName): PublishedCatalogue | Promise<PublishedCatalogue> {
+  published(customer: string, wanted?: PartName): PublishedCatalogue | Promise<PublishedCatalogue> {
     const held = this.held.get(customer);
     if (held !== undefined) {
       this.held.delete(customer);
@@ -170,40 +170,42 @@ export class LiveCatalogue implements ServedCatalogues {
     }
   }
 
-  /** Builds the customer's catalogue once, however many requests wait for it, with the `wanted` collection published. */
-  private build(customer: string, wanted?: CollectionName): Promise<PublishedCatalogue> {
+  /** Builds the customer's catalogue once, however many requests wait for it, with the `wanted` part published. */
+  private build(customer: string, wanted?: PartName): Promise<PublishedCatalogue> {
     const building = this.publish(customer, wanted).finally(() => this.building.delete(customer));
     this.building.set(customer, building);
     return building;
   }
 
-  /** Reads the customer's catalogue and publishes it; each collection counts in the build time as it is published. */
-  private async publish(customer: string, wanted: CollectionName | undefined): Promise<PublishedCatalogue> {
+  /** Reads the customer's catalogue and publishes it; each part counts in the build time as it is published. */
+  private async publish(customer: string, wanted: PartName | undefined): Promise<PublishedCatalogue> {
     const started = performance.now();
-    const { snapshot, changedAt } = await this.read(customer);
+    const snapshot = await this.read(customer);
     this.counts.builds += 1;
     this.counts.buildSeconds += (performance.now() - started) / 1000;
     // A catalogue built again publishes at once what the one it replaces had published: those are
-    // the collections in use. The others are published on their first request.
-    const inUse = new Set(this.held.get(customer)?.published.publishedCollections);
+    // the parts in use. The others are published on their first request.
+    const inUse = new Set(this.held.get(customer)?.published.publishedParts);
     if (wanted !== undefined) inUse.add(wanted);
-    const readAgain = async () => (await this.read(customer)).snapshot;
+    const readAgain = () => this.read(customer);
     const published = await PublishedCatalogue.publish(snapshot, this.xml, readAgain, inUse, {
-      onCollection: (_name, durationMs) => (this.counts.buildSeconds += durationMs / 1000),
+      onPart: (_name, durationMs) => (this.counts.buildSeconds += durationMs / 1000),
       onGrowth: () => this.keepWithinBudget(customer),
     });
-    this.hold(customer, { published, changedAt });
+    this.hold(customer, { published, changedAt: snapshot.changedAt });
     this.options.events?.onBuild?.(customer, snapshot, performance.now() - started);
     return published;
   }
 
   /** The customer's catalogue as stored now, from one read transaction. */
-  private read(customer: string): Promise<{ snapshot: CatalogueSnapshot; changedAt: Date | undefined }> {
+  private read(customer: string): Promise<CatalogueSnapshot> {
     return this.db.transaction(
-      async (tx) => ({
-        snapshot: new CatalogueSnapshot(await loadCatalogue(tx, customer), await loadCatalogueVersion(tx, customer)),
-        changedAt: await loadCatalogueChangedAt(tx, customer),
-      }),
+      async (tx) =>
+        new CatalogueSnapshot(await loadCatalogue(tx, customer), {
+          customer,
+          version: await loadCatalogueVersion(tx, customer),
+          changedAt: await loadCatalogueChangedAt(tx, customer),
+        }),
       { readOnly: true },
     );
   }

@@ -29,6 +29,10 @@ export type ServeSettings = Settings<
   | 'cacheMemory'
   | 'rateLimit'
   | 'rateBurst'
+  | 'publicRateLimit'
+  | 'publicRateBurst'
+  | 'programmeCacheControl'
+  | 'trustProxy'
   | 'corsOrigins'
   | 'metricsCustomers'
   | 'logLevel'
@@ -114,6 +118,9 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     tokens,
     cacheControl: settings.cacheControl,
     rateLimit: settings.rateLimit === null ? undefined : { perSecond: settings.rateLimit, burst: settings.rateBurst },
+    publicRateLimit: settings.publicRateLimit === null ? undefined : { perSecond: settings.publicRateLimit, burst: settings.publicRateBurst },
+    programmeCacheControl: settings.programmeCacheControl,
+    trustedProxies: settings.trustProxy,
     corsOrigins: settings.corsOrigins,
     xmlNamespace: settings.xmlNamespace,
     metricsCustomers: settings.metricsCustomers,

@@ -5,7 +5,7 @@
  * each gives a list and a by-id route.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { MAX_INT32 } from '../../catalogue/model.js';
 import type { CollectionName, PublishedCatalogue } from '../../formats/published-catalogue.js';
 import type { Representations } from '../../formats/representation.js';
@@ -21,9 +21,10 @@ import {
   type WireShape,
 } from '../../formats/wire-shape.js';
 import { catalogueOperation, listAnswer, recordAnswer } from '../../reference/api-schemas.js';
-import { HttpError, NO_SITE, unknownId, type Problem } from '../http-error.js';
+import { NO_SITE, unknownId } from '../http-error.js';
 import { sendProblem, sendRepresentation } from '../respond.js';
 import type { CatalogueDirectory } from '../served-catalogues.js';
+import { answerFromCatalogue, DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod, when, type CatalogueHandler } from './from-catalogue.js';
 
 export interface CatalogueRouteOptions {
   readonly catalogues: CatalogueDirectory;
@@ -31,21 +32,9 @@ export interface CatalogueRouteOptions {
   readonly xmlNamespace: string;
   /** Lets a request in (token, customer, rate limit) or refuses it; other methods are refused before it. */
   readonly access: onRequestHookHandler;
+  /** The time now, in milliseconds since the epoch: which sessions are on sale. */
+  readonly now: () => number;
 }
-
-/** The methods a catalogue path answers; any other is answered 405. */
-const ALLOWED = 'GET, HEAD';
-const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
-
-/**
- * The schemas document: no request is validated (a malformed id answers 404 and an unknown
- * format is ignored, as the contract asks, never 400), and no serializer is compiled for
- * answers that are prebuilt bytes.
- */
-const DOCUMENTATION_ONLY: Pick<RouteShorthandOptions, 'validatorCompiler' | 'serializerCompiler'> = {
-  validatorCompiler: () => () => true,
-  serializerCompiler: () => (data) => JSON.stringify(data),
-};
 
 /** An integer id as .NET binds an `int` route value: decimal digits from 1 to 2147483647, written back without leading zeros. */
 function parseIntegerId(text: string): string | undefined {
@@ -67,13 +56,8 @@ interface Resource {
   readonly id: 'text' | 'integer';
   /** The published collection it answers from, if any: a customer's first request publishes it with the catalogue. */
   readonly collection?: CollectionName;
-  readonly list: (catalogue: PublishedCatalogue) => Representations | Promise<Representations>;
-  readonly find: (catalogue: PublishedCatalogue, id: string) => Representations | undefined | Promise<Representations | undefined>;
-}
-
-/** Goes on with `value` at once when it is there, or once it is: a request pays for a promise only when it has to wait. */
-function when<T, Result>(value: T | Promise<T>, then: (value: T) => Result): Result | Promise<Result> {
-  return value instanceof Promise ? value.then(then) : then(value);
+  readonly list: (catalogue: PublishedCatalogue, now: number) => Representations | Promise<Representations>;
+  readonly find: (catalogue: PublishedCatalogue, id: string, now: number) => Representations | undefined | Promise<Representations | undefined>;
 }
 
 /** A resource whose answers the catalogue prebuilt, once per snapshot, on its first use. */
@@ -81,8 +65,8 @@ function collection(name: CollectionName, resource: Omit<Resource, 'list' | 'fin
   return {
     ...resource,
     collection: name,
-    list: (catalogue) => when(catalogue.collection(name), (published) => published.list),
-    find: (catalogue, id) => when(catalogue.collection(name), (published) => published.item(id)),
+    list: (catalogue) => when(catalogue.part(name), (published) => published.list),
+    find: (catalogue, id) => when(catalogue.part(name), (published) => published.item(id)),
   };
 }
 
@@ -158,8 +142,8 @@ const RESOURCES: readonly Resource[] = [
       "The sessions on sale on the web now, each with its Url: Open, Public, sold via WWW, and whose SalesCutOffTime is still ahead in the site's time zone. " +
       'Ordered as sessions. The list changes as each cut-off passes, with no import, and its ETag with it.',
     id: 'integer',
-    list: (catalogue) => catalogue.webSessions.list(Date.now()),
-    find: (catalogue, id) => catalogue.webSessions.item(id, Date.now()),
+    list: (catalogue, now) => catalogue.webSessions.list(now),
+    find: (catalogue, id, now) => catalogue.webSessions.item(id, now),
   },
 ];
 
@@ -168,40 +152,10 @@ const ID_SCHEMAS: Readonly<Record<Resource['id'], (noun: string) => TSchema>> = 
   integer: (noun) => Type.Integer({ minimum: 1, maximum: MAX_INT32, description: `The Id of the ${noun}, a decimal integer; anything else answers 404.` }),
 };
 
-/** Answered when a customer's catalogue is not held and the database cannot be read to build it. */
-const CATALOGUE_UNAVAILABLE: Problem = {
-  status: 503,
-  title: 'Service Unavailable',
-  detail: 'The catalogue cannot be read from the database now; try again shortly.',
-  headers: { 'retry-after': '1' },
-};
-
-type CatalogueHandler = (catalogue: PublishedCatalogue, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>;
-
-export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access }: CatalogueRouteOptions): void {
-  /**
-   * Answers from the customer's catalogue: at once when it and the collection asked for are
-   * published, else once they are.
-   */
-  const fromCatalogue =
-    (answer: CatalogueHandler, wanted?: CollectionName) =>
-    (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
-      const unavailable = (error: unknown): FastifyReply => {
-        request.log.error({ err: error }, 'publishing the catalogue failed');
-        return sendProblem(request, reply, CATALOGUE_UNAVAILABLE);
-      };
-      const catalogue = catalogues.published(request.customer, wanted);
-      const answered = catalogue instanceof Promise ? catalogue.then((built) => answer(built, request, reply)) : answer(catalogue, request, reply);
-      return answered instanceof Promise ? answered.catch(unavailable) : answered;
-    };
-
-  const refuseMethod = (request: FastifyRequest): never => {
-    throw new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED });
-  };
-
+export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access, now }: CatalogueRouteOptions): void {
   function route(url: string, schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: CollectionName): void {
-    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, fromCatalogue(answer, wanted));
-    app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, handler: refuseMethod });
+    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, (request, reply) => answerFromCatalogue(catalogues, request, reply, answer, wanted));
+    app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, onRequest: access, handler: refuseMethod });
   }
 
   for (const resource of RESOURCES) {
@@ -209,7 +163,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     route(
       resource.path,
       catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
-      (catalogue, request, reply) => when(resource.list(catalogue), (list) => sendRepresentation(request, reply, list, cacheControl)),
+      (catalogue, request, reply) => when(resource.list(catalogue, now()), (list) => sendRepresentation(request, reply, list, cacheControl)),
       resource.collection,
     );
     const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
@@ -227,7 +181,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       (catalogue, request, reply) => {
         const { id } = request.params as { id: string };
         const parsed = key(id);
-        return when(parsed === undefined ? undefined : resource.find(catalogue, parsed), (found) =>
+        return when(parsed === undefined ? undefined : resource.find(catalogue, parsed, now()), (found) =>
           found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl),
         );
       },

@@ -1,0 +1,83 @@
+/**
+ * The programme (CONTRACT §12): `/programme`, `/programme.ics` and `/programme.jsonld`, the same
+ * sessions in Marquee's JSON, as a calendar and as schema.org JSON-LD. The filters are read first,
+ * so that a bad one is told without touching the catalogue; the answer then comes from the
+ * programme the customer's catalogue prepared, as the clock leaves it now. Publishable keys read
+ * these paths, from web pages of any origin (a key's own origins decide), and their answers may be
+ * kept by shared caches.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { parseShowtimesQuery } from '../../showtimes/showtimes-query.js';
+import type { ShowtimesFormat } from '../../showtimes/showtimes.js';
+import { showtimesOperation } from '../../reference/showtimes-schemas.js';
+import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../cors.js';
+import { badParameter, NO_SITE } from '../http-error.js';
+import { sendAnswer, sendProblem, vary } from '../respond.js';
+import type { CatalogueDirectory } from '../served-catalogues.js';
+import { ALLOWED_METHODS, answerFromCatalogue, DOCUMENTATION_ONLY, methodNotAllowed, OTHER_METHODS, refuseMethod, when } from './from-catalogue.js';
+
+export interface ShowtimesRouteOptions {
+  readonly catalogues: CatalogueDirectory;
+  /** Cache-Control of answers to secret tokens, and while the service is open. */
+  readonly cacheControl: string;
+  /** Cache-Control of answers to publishable keys, which shared caches may keep. */
+  readonly publicCacheControl: string;
+  /** Lets a request in (key or token, customer, rate limit, origin) or refuses it. */
+  readonly access: onRequestHookHandler;
+  /** The time now, in milliseconds since the epoch: what is on sale, and which day it is. */
+  readonly now: () => number;
+}
+
+/** Each path of the programme: the format it answers in. */
+export const SHOWTIMES_PATHS: readonly { readonly path: string; readonly format: ShowtimesFormat; readonly contentType: string }[] = [
+  { path: '/programme', format: 'json', contentType: 'application/json; charset=utf-8' },
+  { path: '/programme.ics', format: 'calendar', contentType: 'text/calendar; charset=utf-8' },
+  { path: '/programme.jsonld', format: 'linkedData', contentType: 'application/ld+json; charset=utf-8' },
+];
+
+/**
+ * The programme is made to be read by web pages: every answer, refusals included, may be read by
+ * a page of any origin (no credentials are ever sent), and says that it varies on Origin, since a
+ * publishable key locked to some origins refuses the others.
+ */
+const readableByPages: onRequestHookHandler = (_request, reply, done) => {
+  vary(reply, 'Origin');
+  reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
+  done();
+};
+
+/** A preflight, answered before any key or token is asked for: a browser sends none with it. */
+function preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) throw methodNotAllowed(request);
+  return reply
+    .code(204)
+    .header('access-control-allow-methods', ALLOWED_METHODS)
+    .header('access-control-allow-headers', ALLOWED_HEADERS.join(', '))
+    .header('access-control-max-age', String(PREFLIGHT_MAX_AGE))
+    .send();
+}
+
+export function registerShowtimesRoutes(app: FastifyInstance, { catalogues, cacheControl, publicCacheControl, access, now }: ShowtimesRouteOptions): void {
+  // The answers' CORS are the programme's own: a global --cors-origin leaves them alone.
+  const config = { cors: false } as const;
+  for (const { path, format, contentType } of SHOWTIMES_PATHS) {
+    const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
+      const query = parseShowtimesQuery(request.query as Record<string, unknown>);
+      if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
+      const cached = request.publishable ? publicCacheControl : cacheControl;
+      return answerFromCatalogue(
+        catalogues,
+        request,
+        reply,
+        (catalogue) =>
+          when(catalogue.part('showtimes'), (showtimes) =>
+            showtimes === null ? sendProblem(request, reply, NO_SITE) : sendAnswer(request, reply, showtimes.answer(query, format, now()), contentType, cached),
+          ),
+        'showtimes',
+      );
+    };
+    app.get(path, { ...DOCUMENTATION_ONLY, schema: showtimesOperation(format, contentType), config, onRequest: [readableByPages, access] }, answer);
+    app.options(path, { schema: { hide: true }, config, onRequest: readableByPages }, preflight);
+    app.route({ method: OTHER_METHODS.filter((method) => method !== 'OPTIONS'), url: path, schema: { hide: true }, onRequest: [readableByPages, access], handler: refuseMethod });
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The programme's part of the OpenAPI document (CONTRACT §12): its filters, the schema of its
+ * JSON, the calendar and JSON-LD it also answers in, and every answer each path can give, with
+ * examples written by the server's own writers (see `programmeExamples`).
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifySchema } from 'fastify';
+import { MAX_INT32 } from '../catalogue/model.js';
+import { DEFAULT_DAYS, MAX_DAYS, MAX_VALUES, parseShowtimesQuery, SESSION_CHOICES, type BadFilter } from '../showtimes/showtimes-query.js';
+import type { ShowtimesFormat } from '../showtimes/showtimes.js';
+import { NO_KEY, otherOrigin } from '../http/access.js';
+import { badParameter, NO_SITE } from '../http/http-error.js';
+import { problemDocumentation } from './api-schemas.js';
+import { programmeExampleName } from './examples.js';
+
+const text = (description: string): TSchema => Type.String({ description });
+const nullableText = (description: string): TSchema => Type.Union([Type.String(), Type.Null()], { description: `${description} Null when not known.` });
+const timestamp = (description: string): TSchema =>
+  Type.String({ format: 'date-time', description: `${description}, in RFC 3339 with the site's UTC offset at that instant, such as \`2026-11-27T19:30:00+13:00\`.` });
+
+const ID = { additionalProperties: false } as const;
+
+/** The shared schemas the programme's answer refers to by name. */
+export function showtimesSchemas(): TSchema[] {
+  const screen = Type.Object({ id: Type.Integer({ minimum: 1, maximum: MAX_INT32 }), name: text('The screen\'s name.') }, { $id: 'ProgrammeScreen', ...ID, description: 'A screen of the site.' });
+  const attribute = Type.Object(
+    {
+      id: text('The attribute\'s Id.'),
+      name: text('What it means, such as `English subtitles`.'),
+      shortName: text('A short badge, such as `SUBS`.'),
+      fontColor: Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'The badge\'s text colour, `#` and six hex digits.' }),
+      backgroundColor: Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'The badge\'s background colour.' }),
+    },
+    { $id: 'ProgrammeAttribute', ...ID, description: 'An attribute of a session, with its badge\'s colours.' },
+  );
+  const site = Type.Object(
+    {
+      name: text('The cinema\'s name.'),
+      address: Type.Array(Type.String(), { description: 'The address lines given, then the post code.' }),
+      country: text('The country.'),
+      phone: nullableText('The main phone number.'),
+      timeZone: text('The site\'s time zone, an IANA zone such as `Pacific/Auckland`, mapped from its Windows zone.'),
+      screens: Type.Array(Type.Ref('ProgrammeScreen'), { description: 'The site\'s screens, by Id.' }),
+    },
+    { $id: 'ProgrammeSite', ...ID, description: 'The cinema. What it keeps to itself (legal name, tax number, ticket and receipt messages) is never shown.' },
+  );
+  const session = Type.Object(
+    {
+      id: Type.Integer({ minimum: 1, maximum: MAX_INT32, description: 'The session\'s Id, as `/v1/session/{id}` knows it.' }),
+      day: Type.String({ format: 'date', description: 'Its cinema day, `YYYY-MM-DD`: the day runs from 03:00 to 02:59, so a 00:30 screening belongs to the evening before.' }),
+      start: timestamp('When it starts (PreShowStartTime)'),
+      featureStart: timestamp('When the feature starts'),
+      end: timestamp('When the feature ends (FeatureEndTime)'),
+      salesCutOff: timestamp('When sales end'),
+      startUtc: Type.String({ format: 'date-time', description: 'When it starts, in UTC: `2026-11-27T06:30:00Z`.' }),
+      screen: Type.Ref('ProgrammeScreen'),
+      attributes: Type.Array(Type.Ref('ProgrammeAttribute'), { description: 'Its attributes, in the session\'s order.' }),
+      format: Type.Unsafe({ type: 'string', enum: ['2D Film', '2D Digital', '3D Digital', '3D HFR', 'Not a Film'], description: 'The format shown.' }),
+      audioLanguage: nullableText('The language it is heard in.'),
+      seating: Type.Unsafe({ type: 'string', enum: ['Allocated', 'Select', 'Open'], description: 'How seats are given.' }),
+      onSale: Type.Boolean({ description: 'On sale on the web now: Open, sold through WWW, with a booking page, before its sales cut-off.' }),
+      bookingUrl: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'Where tickets are sold, while it is on sale; null otherwise.' }),
+      soldOut: Type.Boolean({ description: 'Every ticket is sold.' }),
+      fewTicketsLeft: Type.Boolean({ description: 'Few tickets are left.' }),
+      seatsAvailable: Type.Integer({ minimum: 0, description: 'Seats still available.' }),
+      status: Type.Unsafe({ type: 'string', enum: ['Open', 'Closed', 'Planned'], description: 'The session\'s status.' }),
+    },
+    { $id: 'ProgrammeSession', ...ID, description: 'A public session. Private sessions, seats sold and held, house seats, price cards and complimentaries are never shown.' },
+  );
+  const featureMembers = (kind: 'film' | 'package', id: TSchema) => ({
+    kind: Type.Literal(kind),
+    id,
+    title: text('The title.'),
+    synopsis: nullableText('The synopsis; null for a package.'),
+    genre: nullableText('The genre; null for a package.'),
+    rating: nullableText('The censor rating; null for a package.'),
+    runtimeMinutes: Type.Integer({ minimum: 0, description: 'The running time in minutes: a package\'s is the sum of its films\'.' }),
+    openingDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'When the film first showed in the country, `YYYY-MM-DD`; null for a package.' }),
+    poster: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A large poster; null for a package.' }),
+    posterThumbnail: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A thumbnail of the poster.' }),
+    backdrop: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A backdrop image.' }),
+    trailer: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A trailer video.' }),
+  });
+  const sessions = Type.Array(Type.Ref('ProgrammeSession'), { description: 'Its sessions of the answer, by start.' });
+  const film = Type.Object(
+    {
+      ...featureMembers('film', Type.String({ description: 'The film\'s Id, as `/v4/film/{id}` knows it.' })),
+      people: Type.Array(
+        Type.Object({ name: text('First and last name.'), role: Type.Unsafe({ type: 'string', enum: ['Actor', 'Director', 'Producer'] }) }, { additionalProperties: false }),
+        { description: 'The people of the film.' },
+      ),
+      sessions,
+    },
+    { $id: 'ProgrammeFilm', ...ID, description: 'A film with its sessions.' },
+  );
+  const filmPackage = Type.Object(
+    {
+      ...featureMembers('package', Type.Integer({ minimum: 1, maximum: MAX_INT32, description: 'The package\'s Id, as `/v1/filmpackage/{id}` knows it.' })),
+      films: Type.Array(Type.Object({ id: text('The film\'s Id.'), title: text('The film\'s title.') }, { additionalProperties: false }), {
+        description: 'The films it shows, in order.',
+      }),
+      sessions,
+    },
+    { $id: 'ProgrammePackage', ...ID, description: 'A film package (a double feature, say) with its sessions.' },
+  );
+  const programme = Type.Object(
+    {
+      site: Type.Ref('ProgrammeSite'),
+      from: Type.String({ format: 'date', description: 'The first cinema day of the answer.' }),
+      days: Type.Integer({ minimum: 1, maximum: MAX_DAYS, description: 'How many cinema days it spans.' }),
+      features: Type.Array(
+        Type.Union([Type.Ref('ProgrammeFilm'), Type.Ref('ProgrammePackage')]),
+        { description: 'Each film or package with a session in the answer, by its first session\'s start, then title.' },
+      ),
+    },
+    { $id: 'Programme', ...ID, description: 'The programme: the site, and its films and packages with their sessions.' },
+  );
+  return [screen, attribute, site, session, film, filmPackage, programme];
+}
+
+const QUERYSTRING = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date', description: 'The first cinema day, `YYYY-MM-DD`. Default: the cinema day now at the site (the day before, until 03:00).' })),
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DAYS, default: DEFAULT_DAYS, description: 'How many cinema days.' })),
+  film: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_VALUES, description: 'Sessions of any of these films, and of packages that show one. Repeatable.' })),
+  screen: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT32 }), { maxItems: MAX_VALUES, description: 'Sessions on any of these screens. Repeatable.' })),
+  attribute: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_VALUES, description: 'Sessions carrying all of these attributes. Repeatable.' })),
+  sessions: Type.Optional(
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: [...SESSION_CHOICES],
+      default: 'on-sale',
+      description: '`on-sale`: the sessions on sale on the web now. `all`: every public session of the window, on sale or not, marked so.',
+    }),
+  ),
+});
+
+const HEADERS = Type.Object({
+  'If-None-Match': Type.Optional(Type.String({ description: 'ETags the client holds; when one is the current ETag the answer is 304 with no body.' })),
+});
+
+const ETAG = { type: 'string', description: 'Strong validator of this answer: it changes as a cut-off passes or the day turns, with no import.' };
+
+/** What each path of the programme answers. */
+const ANSWERS: Readonly<Record<ShowtimesFormat, { readonly operationId: string; readonly summary: string; readonly description: string; readonly schema: TSchema }>> = {
+  json: {
+    operationId: 'getProgramme',
+    summary: 'The programme',
+    description: 'The site and its films and packages with their sessions, in Marquee\'s own JSON (camelCase), times with their UTC offset.',
+    schema: Type.Ref('Programme'),
+  },
+  calendar: {
+    operationId: 'getProgrammeCalendar',
+    summary: 'The programme as a calendar',
+    description:
+      'The same sessions as an iCalendar feed (RFC 5545) to subscribe to: one event per session, times in UTC, the booking page as its URL while on sale. ' +
+      'A calendar application subscribes to it with the key in the link: `webcal://HOST/programme.ics?key=KEY`.',
+    schema: Type.String({ description: 'An iCalendar object, CRLF line ends, lines folded at 75 octets.' }),
+  },
+  linkedData: {
+    operationId: 'getProgrammeLinkedData',
+    summary: 'The programme as schema.org JSON-LD',
+    description: 'The same sessions as schema.org markup for search engines: a `MovieTheater` whose `event`s are `ScreeningEvent`s of `Movie`s, with `Offer`s while on sale.',
+    schema: Type.Object({}, { description: 'A schema.org `MovieTheater` in JSON-LD, its context `https://schema.org`.' }),
+  },
+};
+
+const FILTERS =
+  'Filters: `from` and `days` (cinema days, 03:00 to 02:59), `film`, `screen` and `attribute` (repeatable), `sessions` (`on-sale` or `all`); a bad value answers 400 naming it, unknown parameters are ignored. ' +
+  'A publishable key (`?key=`, or a token header) reads it from web pages: any origin may read the answers, but a key made for some origins refuses the others (403); ' +
+  'its answers may be kept by shared caches (`Cache-Control: public, max-age=60` by default).';
+
+/** What a request for 90 days is told. */
+const BAD_FILTER = ((bad) => badParameter(bad.parameter, bad.rule, bad.value))(parseShowtimesQuery({ days: '90' }) as BadFilter);
+
+/** The schema of a programme path: its filters, headers and every answer it can give. */
+export function showtimesOperation(format: ShowtimesFormat, contentType: string): FastifySchema {
+  const { operationId, summary, description, schema } = ANSWERS[format];
+  const mediaType = contentType.split(';')[0] as string;
+  return {
+    operationId,
+    tags: ['Programme'],
+    summary,
+    description: `${description} ${FILTERS}`,
+    security: [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }],
+    querystring: QUERYSTRING,
+    headers: HEADERS,
+    response: {
+      200: {
+        description: 'The programme, as the clock leaves it now.',
+        headers: {
+          ETag: ETAG,
+          'Cache-Control': { type: 'string', description: '`public, max-age=60` to a publishable key (`--programme-cache-control`); else as `--cache-control`.' },
+          Vary: { type: 'string', description: 'What chooses the customer (the token headers; the key is in the URL), `Origin` and `Accept-Encoding`.' },
+          'Access-Control-Allow-Origin': { type: 'string', description: '`*`: any page may read it.' },
+        },
+        content: { [mediaType]: { schema, examples: { [programmeExampleName(format)]: { $ref: `#/components/examples/${programmeExampleName(format)}` } } } },
+      },
+      304: { description: 'Not modified: If-None-Match named the current ETag. No body.', headers: { ETag: ETAG }, type: 'null' },
+      400: problemDocumentation('A filter has a value it cannot take; the detail names it.', BAD_FILTER),
+      401: problemDocumentation('No key or token (once any token exists), an unknown or revoked one, or a secret token in the query string.', NO_KEY),
+      403: problemDocumentation('A publishable key from a page of an origin it was not made for.', otherOrigin(['https://cinema.example'], 'https://elsewhere.example')),
+      404: problemDocumentation('No site has been imported: the programme needs its time zone.', NO_SITE),
+      429: problemDocumentation('The rate limit of the key\'s client address (or of the token) is spent. Carries `Retry-After`.'),
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats.
+ * An answer is written on its first request and kept, with its ETag and compressed forms, until
+ * the clock changes it: until a session in it reaches its sales cut-off, and, for the window
+ * that starts today, until the day turns (today is then another day, and another answer). Only
+ * the answers asked for lately are kept.
+ */
+import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import type { HeldBytes } from '../formats/held-bytes.js';
+import { Representation } from '../formats/representation.js';
+import { showtimesCalendar } from './showtimes-calendar.js';
+import { showtimesJson } from './showtimes-json.js';
+import { showtimesLinkedData } from './showtimes-linked-data.js';
+import type { ShowtimesQuery } from './showtimes-query.js';
+import { Showings, type Selection } from './showings.js';
+
+export const SHOWTIMES_FORMATS = ['json', 'calendar', 'linkedData'] as const;
+export type ShowtimesFormat = (typeof SHOWTIMES_FORMATS)[number];
+
+/**
+ * Answers kept per catalogue: the default week in each format, and filters asked for lately.
+ * Each is a few to a few hundred kilobytes.
+ */
+const MAX_KEPT_ANSWERS = 64;
+/** What a showing's objects hold, as measured on Node.js 24 with the demo cinema's sessions. */
+const BYTES_PER_SHOWING = 1000;
+
+interface Kept {
+  readonly representation: Representation;
+  readonly until: number;
+  readonly held: HeldBytes;
+}
+
+export class Showtimes {
+  private readonly kept = new Map<string, Kept>();
+  private today: { readonly day: string; readonly until: number } | undefined;
+
+  private constructor(
+    private readonly showings: Showings,
+    private readonly customer: string,
+    private readonly changedAt: Date,
+    private readonly held: HeldBytes,
+  ) {}
+
+  /** The programme of `snapshot`, or undefined while it has no site, whose zone gives its times a meaning. */
+  static prepare(snapshot: CatalogueSnapshot, held: HeldBytes): Showtimes | undefined {
+    const showings = Showings.prepare(snapshot);
+    if (showings === undefined) return undefined;
+    held.add(showings.showings.length * BYTES_PER_SHOWING);
+    return new Showtimes(showings, snapshot.customer, snapshot.changedAt ?? new Date(0), held);
+  }
+
+  /** The answer to `query` in `format` at `now`. */
+  answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number): Representation {
+    const from = query.from ?? this.cinemaDay(now);
+    const key = JSON.stringify([format, from, query.days, query.sessions, query.films, query.screens, query.attributes]);
+    const kept = this.kept.get(key);
+    if (kept !== undefined && now < kept.until) {
+      // The most recently asked is kept longest: out and in again.
+      this.kept.delete(key);
+      this.kept.set(key, kept);
+      return kept.representation;
+    }
+    kept?.held.release();
+    this.kept.delete(key);
+    const selection = this.showings.select(query, from, now);
+    const held = this.held.part();
+    const body = Buffer.from(this.write(format, selection));
+    held.add(body.length);
+    const answer = { representation: new Representation(body, held), until: selection.until, held };
+    this.kept.set(key, answer);
+    if (this.kept.size > MAX_KEPT_ANSWERS) this.letGoOldest();
+    return answer.representation;
+  }
+
+  /** The cinema day at the site at `now`. */
+  private cinemaDay(now: number): string {
+    if (this.today === undefined || now >= this.today.until) this.today = this.showings.today(now);
+    return this.today.day;
+  }
+
+  private write(format: ShowtimesFormat, selection: Selection): string {
+    if (format === 'json') return showtimesJson(selection);
+    if (format === 'calendar') return showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt });
+    return JSON.stringify(showtimesLinkedData(selection));
+  }
+
+  private letGoOldest(): void {
+    const [oldest] = this.kept;
+    if (oldest === undefined) return;
+    oldest[1].held.release();
+    this.kept.delete(oldest[0]);
+  }
+}
