@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { issueToken } from '../src/access/manage-tokens.js';
-import { startTestApp } from './helpers.js';
+import { DEMO_FILES, startTestApp } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Every wait in the browser; the steps together stay well under the test's timeout. */
@@ -45,78 +45,129 @@ describe('/docs', () => {
   });
 
   test('in headless Chromium, tries GET /v4/film/{id} with a token, in JSON then XML, loading nothing from elsewhere', { skip, timeout: 60_000 }, async () => {
-    assert.ok(existsSync(CHROMIUM), `CI needs Chromium at ${CHROMIUM}`);
     const t = await startTestApp();
     const { token } = await issueToken(t.db, { customer: 'default', label: 'docs' });
     await t.tokens.refresh();
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     assert.equal((await fetch(`${base}/v4/film/HO00000101`)).status, 401, 'the server asks for a token');
 
-    const browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: STEP_MS,
-      protocolTimeout: STEP_MS,
-      // Any host other than the loopback address resolves to nothing, should interception miss a request.
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-    });
-    try {
-      const page = await browser.newPage();
-      page.setDefaultTimeout(STEP_MS);
-      const elsewhere: string[] = [];
-      const violations: string[] = [];
-      const tokensSent: (string | undefined)[] = [];
-      await page.setRequestInterception(true);
-      page.on('request', (request) => {
-        const url = new URL(request.url());
-        if (url.protocol === 'data:' || url.origin === base) {
-          if (url.pathname.startsWith('/v4/')) tokensSent.push(request.headers()['veeziaccesstoken']);
-          void request.continue();
-        } else {
-          elsewhere.push(request.url());
-          void request.abort();
-        }
-      });
-      await page.exposeFunction('reportViolation', (violation: string) => violations.push(violation));
-      // The page's own code, as text: this project is compiled without the DOM's types.
-      await page.evaluateOnNewDocument(`document.addEventListener('securitypolicyviolation', (event) => reportViolation(event.violatedDirective + ' ' + event.blockedURI))`);
-
-      await page.goto(`${base}/docs`, { timeout: STEP_MS });
+    const sent = await inSwaggerUi(base, async (page) => {
       const operation = '#operations-Films-getFilm';
-      await authorize(page, token);
-      await page.locator(`${operation} .opblock-summary-control`).click();
-      await page.locator(`${operation} .try-out__btn`).click();
-      await page.locator(`${operation} tr[data-param-name="id"] input`).fill('HO00000101');
-
-      const responseBody = `${operation} .live-responses-table .response-col_description pre`;
-      const execute = async (shows: string): Promise<string> => {
-        await page.locator(`${operation} .btn.execute`).click();
-        // The text shows in one of the highlighted tokens of the body.
-        await page.waitForSelector(`${responseBody} ::-p-text(${JSON.stringify(shows)})`);
-        const body = await page.$(responseBody);
-        return String(await (await body?.getProperty('textContent'))?.jsonValue());
-      };
-      const json = await execute('"Title"');
+      await authorize(page, 'VeeziAccessToken', token);
+      await tryOut(page, operation, { id: 'HO00000101' });
+      const json = await execute(page, operation, '"Title"');
       assert.equal((JSON.parse(json) as { Title?: string }).Title, 'Nosferatu');
-
       await page.locator(`${operation} tr.response[data-code="200"] select.content-type`).fill('application/xml');
-      const xml = await execute('<Film');
+      const xml = await execute(page, operation, '<Film');
       assert.match(xml, /<Title>Nosferatu<\/Title>/);
+    });
+    const tries = sent.filter((request) => request.url.pathname.startsWith('/v4/'));
+    assert.deepEqual(tries.map((request) => request.headers['veeziaccesstoken']), [token, token], 'each try sent the token');
+  });
 
-      assert.deepEqual(tokensSent, [token, token], 'each try sent the token');
-      assert.deepEqual(elsewhere, [], 'no request left this server');
-      assert.deepEqual(violations, [], 'the content security policy blocked nothing');
-    } finally {
-      await browser.close();
-    }
+  test('in headless Chromium, tries GET /programme with a publishable key in the query, and its filters', { skip, timeout: 60_000 }, async () => {
+    const t = await startTestApp(DEMO_FILES);
+    await issueToken(t.db, { customer: 'default', label: 'closes the service' });
+    const { token: key } = await issueToken(t.db, { customer: 'default', label: 'docs', kind: 'publishable' });
+    await t.tokens.refresh();
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+
+    const sent = await inSwaggerUi(base, async (page) => {
+      const operation = '#operations-Programme-getProgramme';
+      await authorize(page, 'ProgrammeKey', key);
+      await tryOut(page, operation, { from: '2025-01-06', days: '2' });
+      await page.locator(`${operation} tr[data-param-name="sessions"] select`).fill('all');
+      const json = await execute(page, operation, '"features"');
+      const answer = JSON.parse(json) as { from: string; days: number; features: unknown[] };
+      assert.deepEqual([answer.from, answer.days], ['2025-01-06', 2]);
+      assert.ok(answer.features.length > 0);
+    });
+    const [tried] = sent.filter((request) => request.url.pathname === '/programme');
+    assert.equal(tried?.url.searchParams.get('key'), key, 'the key went in the query string');
+    assert.equal(tried?.url.searchParams.get('sessions'), 'all');
   });
 });
 
-/** Enters the token in Swagger UI's Authorize dialog as the VeeziAccessToken header. */
-async function authorize(page: Page, token: string): Promise<void> {
+interface SentRequest {
+  readonly url: URL;
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * Opens /docs of `base` in headless Chromium and runs `work` on it; fails when the page asked
+ * anything of another origin or its content security policy blocked anything. Resolves with the
+ * requests the page sent to `base`.
+ */
+async function inSwaggerUi(base: string, work: (page: Page) => Promise<void>): Promise<SentRequest[]> {
+  assert.ok(existsSync(CHROMIUM), `CI needs Chromium at ${CHROMIUM}`);
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: STEP_MS,
+    protocolTimeout: STEP_MS,
+    // Any host other than the loopback address resolves to nothing, should interception miss a request.
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+  });
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(STEP_MS);
+    const sent: SentRequest[] = [];
+    const elsewhere: string[] = [];
+    const violations: string[] = [];
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol === 'data:' || url.origin === base) {
+        sent.push({ url, headers: request.headers() });
+        void request.continue();
+      } else {
+        elsewhere.push(request.url());
+        void request.abort();
+      }
+    });
+    await page.exposeFunction('reportViolation', (violation: string) => violations.push(violation));
+    // The page's own code, as text: this project is compiled without the DOM's types.
+    await page.evaluateOnNewDocument(`document.addEventListener('securitypolicyviolation', (event) => reportViolation(event.violatedDirective + ' ' + event.blockedURI))`);
+    await page.goto(`${base}/docs`, { timeout: STEP_MS });
+    await work(page);
+    assert.deepEqual(elsewhere, [], 'no request left this server');
+    assert.deepEqual(violations, [], 'the content security policy blocked nothing');
+    return sent;
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Opens an operation, asks to try it, and fills its parameters. */
+async function tryOut(page: Page, operation: string, parameters: Readonly<Record<string, string>>): Promise<void> {
+  await page.locator(`${operation} .opblock-summary-control`).click();
+  await page.locator(`${operation} .try-out__btn`).click();
+  for (const [name, value] of Object.entries(parameters)) await page.locator(`${operation} tr[data-param-name="${name}"] input`).fill(value);
+}
+
+/** Executes the operation and resolves with the body it shows, once it shows `shows`. */
+async function execute(page: Page, operation: string, shows: string): Promise<string> {
+  const responseBody = `${operation} .live-responses-table .response-col_description pre`;
+  await page.locator(`${operation} .btn.execute`).click();
+  // The text shows in one of the highlighted tokens of the body.
+  await page.waitForSelector(`${responseBody} ::-p-text(${JSON.stringify(shows)})`);
+  const body = await page.$(responseBody);
+  return String(await (await body?.getProperty('textContent'))?.jsonValue());
+}
+
+/** Enters a token in Swagger UI's Authorize dialog, under the named security scheme. */
+async function authorize(page: Page, scheme: string, token: string): Promise<void> {
   await page.locator('.btn.authorize').click();
-  await page.locator('.modal-ux #api_key_value').fill(token);
-  await page.locator('.modal-ux .auth-container .btn.authorize').click();
+  await page.waitForSelector('.modal-ux .auth-container');
+  let filled = false;
+  for (const container of await page.$$('.modal-ux .auth-container')) {
+    const heading = String(await (await (await container.$('h4'))?.getProperty('textContent'))?.jsonValue());
+    if (!heading.startsWith(scheme)) continue;
+    await (await container.$('input'))?.type(token);
+    await (await container.$('.btn.authorize'))?.click();
+    filled = true;
+  }
+  assert.ok(filled, `the dialog offers ${scheme}`);
   await page.locator('.modal-ux .auth-container .btn-done').click();
   await page.waitForSelector('.modal-ux', { hidden: true });
 }

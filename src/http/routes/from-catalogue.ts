@@ -59,10 +59,6 @@ export function answerFromCatalogue(
     : answered;
 }
 
-export function methodNotAllowed(request: FastifyRequest): HttpError {
-  return new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED_METHODS });
-}
-
 export const refuseMethod: RouteHandlerMethod = (request) => {
-  throw methodNotAllowed(request);
+  throw new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED_METHODS });
 };

@@ -14,7 +14,7 @@ import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../cors.js'
 import { badParameter, NO_SITE } from '../http-error.js';
 import { sendAnswer, sendProblem, vary } from '../respond.js';
 import type { CatalogueDirectory } from '../served-catalogues.js';
-import { ALLOWED_METHODS, answerFromCatalogue, DOCUMENTATION_ONLY, methodNotAllowed, OTHER_METHODS, refuseMethod, when } from './from-catalogue.js';
+import { ALLOWED_METHODS, answerFromCatalogue, DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod, when } from './from-catalogue.js';
 
 export interface ShowtimesRouteOptions {
   readonly catalogues: CatalogueDirectory;
@@ -46,16 +46,19 @@ const readableByPages: onRequestHookHandler = (_request, reply, done) => {
   done();
 };
 
-/** A preflight, answered before any key or token is asked for: a browser sends none with it. */
-function preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) throw methodNotAllowed(request);
-  return reply
+/**
+ * A preflight is answered before any key or token is asked for: a browser sends none with it.
+ * Any other OPTIONS goes on to the access step, and is refused as any other method.
+ */
+const answerPreflight: onRequestHookHandler = (request, reply, done) => {
+  if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) return done();
+  void reply
     .code(204)
     .header('access-control-allow-methods', ALLOWED_METHODS)
     .header('access-control-allow-headers', ALLOWED_HEADERS.join(', '))
     .header('access-control-max-age', String(PREFLIGHT_MAX_AGE))
     .send();
-}
+};
 
 export function registerShowtimesRoutes(app: FastifyInstance, { catalogues, cacheControl, publicCacheControl, access, now }: ShowtimesRouteOptions): void {
   // The answers' CORS are the programme's own: a global --cors-origin leaves them alone.
@@ -77,7 +80,6 @@ export function registerShowtimesRoutes(app: FastifyInstance, { catalogues, cach
       );
     };
     app.get(path, { ...DOCUMENTATION_ONLY, schema: showtimesOperation(format, contentType), config, onRequest: [readableByPages, access] }, answer);
-    app.options(path, { schema: { hide: true }, config, onRequest: readableByPages }, preflight);
-    app.route({ method: OTHER_METHODS.filter((method) => method !== 'OPTIONS'), url: path, schema: { hide: true }, onRequest: [readableByPages, access], handler: refuseMethod });
+    app.route({ method: [...OTHER_METHODS], url: path, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
   }
 }
