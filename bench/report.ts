@@ -70,6 +70,15 @@ function renderFigures(results: BenchResults, file: string): string {
     const reload = size.reload === undefined ? '' : `; replacing every film is in service ${count(size.reload.reloadMs)} ms after the server sees it, p99 under load meanwhile ${ms(size.reload.p99Ms)}, slowest request ${ms(size.reload.maxLatencyMs)}`;
     lines.push(`- ${count(size.films)} films: ready ${count(size.readyMs)} ms after start, ${size.rssMb.toFixed(1)} MB RSS once the catalogue is published${reload}.`);
   }
+  const { programme } = results;
+  if (programme !== undefined) {
+    const { requestsPerSecond: rate, bytes, filter } = programme;
+    lines.push(
+      `- The demo cinema's 7-day programme (${count(programme.sessions)} sessions, ${count(bytes.programme)} bytes): ${count(rate.programme)} requests/s against ` +
+        `${count(rate.webSessions)} for its web sessions (${count(bytes.webSessions)} bytes), ratio ${ratio(programme.ratio, programme.ratioQuartiles)}. ` +
+        `A film filter's first answer takes the server ${filter.firstMs.toFixed(3)} ms, asked again ${filter.againMs.toFixed(3)} ms (medians over ${filter.films} films).`,
+    );
+  }
   const { memory } = results;
   lines.push('', `Memory (database: ${memory.database}; a server on an empty catalogue: ${mib(memory.emptyServerRssMiB)} RSS):`, '');
   lines.push(

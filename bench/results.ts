@@ -55,12 +55,29 @@ export interface RunHeader {
   readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
 }
 
+/** The demo cinema's 7-day programme against its web sessions, on one server (programme.ts). */
+export interface ProgrammeResult {
+  /** Sessions in the 7-day programme. */
+  readonly sessions: number;
+  readonly bytes: { readonly programme: number; readonly webSessions: number };
+  /** The medians of the rounds. */
+  readonly requestsPerSecond: { readonly programme: number; readonly webSessions: number };
+  /** The median of the rounds' ratios, programme ÷ web sessions. */
+  readonly ratio: number;
+  readonly ratioQuartiles: readonly [number, number];
+  readonly roundRatios: readonly number[];
+  /** A film filter's first answer and the same answer asked again, in the server's own log: medians over the demo's films, in milliseconds. */
+  readonly filter: { readonly films: number; readonly firstMs: number; readonly againMs: number };
+}
+
 export interface BenchResults extends RunHeader {
   readonly duration: number;
   readonly rounds: number;
   readonly connections: number;
   readonly sizes: readonly SizeResult[];
   readonly memory: MemoryResult;
+  /** Absent from results older than the programme. */
+  readonly programme?: ProgrammeResult;
 }
 
 /** How long a kind of request took, over many. */

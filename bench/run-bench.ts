@@ -14,7 +14,8 @@
  * round's own ratio, the two runs of a round being a second apart; the quartiles of those ratios
  * show how much the rounds disagree. Each ratio is also measured with both servers driven at once
  * on the core they share (`sharedCoreRatios`), which a drifting machine disturbs less. It also
- * times start-up, a reload under load, and memory (memory.ts). Figures are printed and written to
+ * times start-up, a reload under load, the programme against the web sessions (programme.ts), and
+ * memory (memory.ts). Figures are printed and written to
  * bench/results/DATE-MACHINE.json, which `node dist/bench/report.js FILE` puts into bench/README.md.
  *
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000 --plain-sizes 1000
@@ -54,6 +55,7 @@ import {
   type Scenario,
 } from './harness.js';
 import { measureMemory } from './memory.js';
+import { benchProgramme } from './programme.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
 import { benchScale } from './scale.js';
 
@@ -249,6 +251,7 @@ async function main(): Promise<void> {
       const perThousand = ((large.rssMb - small.rssMb) / (large.films - small.films)) * 1000;
       console.log(`memory: ${perThousand.toFixed(1)} MB RSS per 1,000 films (from ${small.films} to ${large.films} films, once published)`);
     }
+    const programme = await benchProgramme(work, ROUNDS);
     const memory = await measureMemory(sizeList(options['memory-films']), options['memory-database']);
     console.log(`memory on ${memory.database}: a server on an empty catalogue ${memory.emptyServerRssMiB.toFixed(1)} MiB RSS`);
     for (const row of memory.rows) {
@@ -257,7 +260,7 @@ async function main(): Promise<void> {
         `${String(row.films).padStart(6)} films: retained ${row.retainedMiB.toFixed(1)} MiB (${perThousand(row.retainedMiB)} per 1,000 films), counted ${row.countedMiB.toFixed(1)} MiB, server RSS ${row.serverRssMiB.toFixed(1)} MiB above an empty server (${perThousand(row.serverRssMiB)} per 1,000 films)`,
       );
     }
-    const results: BenchResults = { ...run.header(), duration: ROUNDS.duration, rounds: ROUNDS.rounds, connections: ROUNDS.connections, sizes, memory };
+    const results: BenchResults = { ...run.header(), duration: ROUNDS.duration, rounds: ROUNDS.rounds, connections: ROUNDS.connections, sizes, programme, memory };
     const file = await writeResults(run.started, results);
     console.log(`results written to ${file}; to put them into bench/README.md: node dist/bench/report.js ${file}`);
   } finally {
