@@ -5,7 +5,7 @@
  * changes, and its ETag with it, as the clock passes each cut-off, with no import.
  */
 import type { Session } from '../catalogue/model.js';
-import { ianaZoneOf, instantOf } from '../catalogue/site-time.js';
+import { ianaZoneOf, ZoneClock } from '../catalogue/site-time.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
 import type { HeldBytes } from './held-bytes.js';
@@ -43,12 +43,13 @@ export class WebSessions {
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held?: HeldBytes): Promise<WebSessions> {
     // Sessions need the site, whose zone the import checked; with no site there are none.
     const zone = snapshot.site === null ? undefined : ianaZoneOf(snapshot.site.timeZoneIdentifier);
-    const sessions = zone === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
+    const clock = zone === undefined ? undefined : new ZoneClock(zone);
+    const sessions = clock === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
     const written = await writeRecords(WEB_SESSION_SHAPE, sessions, new ByteSlabs(held));
     return new WebSessions(
       sessions.map((session, index) => {
         const record = written[index] as WrittenRecord;
-        return { id: String(session.id), cutOff: instantOf(session.salesCutOffTime, zone as string), written: record, item: itemOf(WEB_SESSION_SHAPE, record, xml, held) };
+        return { id: String(session.id), cutOff: (clock as ZoneClock).instantOf(session.salesCutOffTime), written: record, item: itemOf(WEB_SESSION_SHAPE, record, xml, held) };
       }),
       xml,
       held,
