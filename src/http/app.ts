@@ -178,7 +178,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       access: accessHook(policy, 'programme'),
       now,
     });
-    registerOperationsRoutes(routes, { catalogues: options.catalogues, metrics, closing: () => closing });
+    registerOperationsRoutes(routes, { catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });
 

@@ -30,7 +30,7 @@ export interface CatalogueRouteOptions {
   readonly catalogues: CatalogueDirectory;
   readonly cacheControl: string;
   readonly xmlNamespace: string;
-  /** Lets a request in (token, customer, rate limit) or refuses it; other methods are refused before it. */
+  /** Lets a request in (token, customer, rate limit) or refuses it; other methods meet it too, then are refused. */
   readonly access: onRequestHookHandler;
   /** The time now, in milliseconds since the epoch: which sessions are on sale. */
   readonly now: () => number;
