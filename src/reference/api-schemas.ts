@@ -183,7 +183,8 @@ const QUERYSTRING = Type.Object({
   ),
 });
 
-const HEADERS = Type.Object({
+/** The request headers every answer with an ETag reads. */
+export const REVALIDATION_HEADERS = Type.Object({
   'If-None-Match': Type.Optional(Type.String({ description: 'ETags the client holds; when one is the current ETag the answer is 304 with no body.' })),
 });
 
@@ -191,6 +192,11 @@ const NEGOTIATION =
   'The Accept header chooses JSON (`application/json`, `text/json`) or XML (`application/xml`, `text/xml`) by q-value, then ' +
   'specificity; no Accept, `*/*` or any other type gets JSON, never 406. HEAD answers the same status and headers with no body; ' +
   'any other method answers 405 with `Allow: GET, HEAD`.';
+
+/** The 304 of an answer whose ETag is described by `etag`. */
+export function notModified(etag: object): object {
+  return { description: 'Not modified: If-None-Match named the current ETag. No body.', headers: { ETag: etag }, type: 'null' };
+}
 
 /** The schema of a catalogue route: its parameters, headers and every answer it can give. */
 export function catalogueOperation(operation: CatalogueOperation): FastifySchema {
@@ -207,7 +213,7 @@ export function catalogueOperation(operation: CatalogueOperation): FastifySchema
     security: [{ VeeziAccessToken: [] }, { BearerToken: [] }],
     ...(operation.id && { params: Type.Object({ id: operation.id }) }),
     querystring: QUERYSTRING,
-    headers: HEADERS,
+    headers: REVALIDATION_HEADERS,
     response: {
       200: {
         description: 'The answer, in the negotiated format.',
@@ -218,7 +224,7 @@ export function catalogueOperation(operation: CatalogueOperation): FastifySchema
         },
         content: Object.fromEntries(REPRESENTATION_TYPES.map(([type, format]) => [type, representation(format)])),
       },
-      304: { description: 'Not modified: If-None-Match named the current ETag. No body.', headers: { ETag: ETAG }, type: 'null' },
+      304: notModified(ETAG),
       ...(operation.notFound && { 404: problemDocumentation(operation.notFound, notFoundProblem(answer.shape)) }),
       401: problemDocumentation('The token is missing, unknown or revoked (once any token exists). Carries `WWW-Authenticate: Bearer realm="marquee"`.', MISSING_TOKEN),
       429: problemDocumentation("The token's rate limit is spent (when rate limits are configured). Carries `Retry-After`."),

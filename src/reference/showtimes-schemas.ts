@@ -10,7 +10,7 @@ import { DEFAULT_DAYS, MAX_DAYS, MAX_VALUES, parseShowtimesQuery, SESSION_CHOICE
 import type { ShowtimesFormat } from '../showtimes/showtimes.js';
 import { NO_KEY, otherOrigin } from '../http/access.js';
 import { badParameter, NO_SITE } from '../http/http-error.js';
-import { problemDocumentation } from './api-schemas.js';
+import { notModified, problemDocumentation, REVALIDATION_HEADERS } from './api-schemas.js';
 import { programmeExampleName } from './examples.js';
 
 const text = (description: string): TSchema => Type.String({ description });
@@ -134,10 +134,6 @@ const QUERYSTRING = Type.Object({
   ),
 });
 
-const HEADERS = Type.Object({
-  'If-None-Match': Type.Optional(Type.String({ description: 'ETags the client holds; when one is the current ETag the answer is 304 with no body.' })),
-});
-
 const ETAG = { type: 'string', description: 'Strong validator of this answer: it changes as a cut-off passes or the day turns, with no import.' };
 
 /** What each path of the programme answers. */
@@ -183,7 +179,7 @@ export function showtimesOperation(format: ShowtimesFormat, contentType: string)
     description: `${description} ${FILTERS}`,
     security: [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }],
     querystring: QUERYSTRING,
-    headers: HEADERS,
+    headers: REVALIDATION_HEADERS,
     response: {
       200: {
         description: 'The programme, as the clock leaves it now.',
@@ -195,7 +191,7 @@ export function showtimesOperation(format: ShowtimesFormat, contentType: string)
         },
         content: { [mediaType]: { schema, examples: { [programmeExampleName(format)]: { $ref: `#/components/examples/${programmeExampleName(format)}` } } } },
       },
-      304: { description: 'Not modified: If-None-Match named the current ETag. No body.', headers: { ETag: ETAG }, type: 'null' },
+      304: notModified(ETAG),
       400: problemDocumentation('A filter has a value it cannot take; the detail names it.', BAD_FILTER),
       401: problemDocumentation('No key or token (once any token exists), an unknown or revoked one, or a secret token in the query string.', NO_KEY),
       403: problemDocumentation('A publishable key from a page of an origin it was not made for.', otherOrigin(['https://cinema.example'], 'https://elsewhere.example')),
