@@ -377,3 +377,13 @@ export async function appWithSessions(sessions: readonly Record<string, unknown>
   const others = DEMO_FILES.filter((file) => !file.endsWith('site.json') && !file.endsWith('sessions.json'));
   return startTestApp([...others, files.site, files.sessions], appOptions);
 }
+
+/**
+ * The wall clock of `zone` at `instant`, `yyyy-mm-ddThh:mm:ss`, read straight from the runtime's
+ * time zone data (Sweden's locale writes ISO dates): a check of the server's times that does not
+ * go through the server's own code.
+ */
+export function wallClockIn(zone: string, instant: number): string {
+  const text = new Intl.DateTimeFormat('sv-SE', { timeZone: zone, dateStyle: 'short', timeStyle: 'medium', hourCycle: 'h23' }).format(instant);
+  return text.replace(' ', 'T');
+}

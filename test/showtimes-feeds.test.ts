@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import jsonld from 'jsonld';
-import { instantOf } from '../src/catalogue/site-time.js';
-import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, sessionStarting, startTestApp, tempDir, type TestApp } from './helpers.js';
+import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, sessionStarting, startTestApp, tempDir, wallClockIn, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -72,8 +71,8 @@ describe('GET /programme.ics', () => {
     for (const [index, event] of found.entries()) {
       const session = shown[index] as Json;
       const source = byId.get(session['id']) as Json;
-      assert.equal(event.startDate.toJSDate().getTime(), instantOf(String(source['PreShowStartTime']), DEMO_ZONE), `${event.uid} DTSTART`);
-      assert.equal(event.endDate.toJSDate().getTime(), instantOf(String(source['FeatureEndTime']), DEMO_ZONE), `${event.uid} DTEND`);
+      assert.equal(wallClockIn(DEMO_ZONE, event.startDate.toJSDate().getTime()), source['PreShowStartTime'], `${event.uid} DTSTART`);
+      assert.equal(wallClockIn(DEMO_ZONE, event.endDate.toJSDate().getTime()), source['FeatureEndTime'], `${event.uid} DTEND`);
       assert.equal(event.startDate.zone?.tzid, 'UTC', 'in UTC');
       const feature = session['feature'] as Json;
       assert.equal(event.summary, feature['title']);
