@@ -213,6 +213,7 @@ describe('GET /whats-on', () => {
     assert.match(nav, /<a href="[^"]+screen=1&amp;attribute=0000000001" aria-current="page">All week/, 'the week shown is the current page');
     assert.deepEqual(elements(html, 'h2').map(text), ['Nosferatu', 'Metropolis'], 'the screen and attribute filters hold');
     assert.ok(hrefs(html).includes(`/whats-on?key=${key}&film=HO00000101&screen=1&attribute=0000000001`), 'a film\'s title links to its page');
+    assert.deepEqual(hrefs(elements(html, 'footer')[0] ?? ''), [`webcal://localhost:80/programme.ics?key=${key}&screen=1&attribute=0000000001`], 'the same sessions as a calendar');
 
     const saturday = await page(t, `/whats-on?key=${key}&from=2026-11-28&days=1`);
     assert.equal(text(/<p class="window">(.*?)<\/p>/.exec(saturday)?.[1] ?? ''), 'Saturday 28 November');
