@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // The page's scripts run in browsers, as classic scripts.
+    files: ['assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', ResizeObserver: 'readonly', HTMLScriptElement: 'readonly' } },
+  },
+  {
     // ESLint reads its configuration from a default export.
     files: ['eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -25,6 +25,7 @@ test('the demo, served as npm start serves it, says where its programme and cale
     assert.ok(told, 'a log line names the calendar');
     assert.equal(told['calendar'], `${server.url.replace('http://', 'webcal://')}/programme.ics`);
     assert.equal(told['programme'], `${server.url}/programme`);
+    assert.equal(told['page'], `${server.url}/whats-on`);
     assert.match(String(told['msg']), /subscribe to its calendar at webcal:\/\/127\.0\.0\.1:\d+\/programme\.ics$/);
     const calendar = await fetch(`${server.url}/programme.ics`);
     assert.equal(calendar.status, 200);
@@ -33,6 +34,9 @@ test('the demo, served as npm start serves it, says where its programme and cale
     assert.match(await calendar.text(), /BEGIN:VEVENT/);
     const programme = (await (await fetch(`${server.url}/programme`)).json()) as { features: unknown[] };
     assert.ok(programme.features.length > 0);
+    const page = await fetch(`${server.url}/whats-on`);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.ok(((await page.text()).match(/<article class="feature">/g)?.length ?? 0) > 0, 'the page shows the week\'s films and packages');
   } finally {
     await stop(server);
   }
@@ -52,6 +56,7 @@ test('a key issued or revoked through the command line reaches every running ser
     for (const server of servers) {
       assert.equal(await status(server, '/programme'), 401);
       assert.equal(await status(server, `/programme.ics?key=${key}`, { origin: 'https://cinema.example' }), 200);
+      assert.equal(await status(server, `/whats-on?key=${key}&embed=1`), 200);
       assert.equal(await status(server, `/programme.jsonld?key=${key}`, { origin: 'https://elsewhere.example' }), 403);
       assert.equal(await status(server, `/v4/film?key=${key}`), 403);
       assert.equal(await status(server, `/v4/film/NOPE%zz?key=${key}`), 403);

@@ -30,6 +30,8 @@ declare module 'fastify' {
     customer: string;
     /** The request came with a publishable key: its answer may be kept by shared caches. */
     publishable: boolean;
+    /** The origins of the publishable key the request came with, whose pages alone it serves; none for any other. */
+    keyOrigins: readonly string[];
   }
 }
 
@@ -181,6 +183,7 @@ export function admit(policy: AccessPolicy, request: FastifyRequest, reply: Fast
   if (keyRefused !== undefined) return keyRefused;
   request.customer = admitted.customer;
   request.publishable = admitted.key !== undefined;
+  request.keyOrigins = admitted.key?.origins ?? [];
   return undefined;
 }
 

@@ -20,6 +20,7 @@ import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
 import { registerShowtimesRoutes } from './routes/showtimes-routes.js';
+import { registerWhatsOnRoutes } from './routes/whats-on-routes.js';
 import { registerDocumentRoutes } from '../reference/document-routes.js';
 import { registerOpenApi } from '../reference/openapi-document.js';
 import type { ServedCatalogues } from './served-catalogues.js';
@@ -152,6 +153,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.decorateRequest('customer', '');
   app.decorateRequest('publishable', false);
+  // Set by the access step, as the customer is; a list cannot be every request's shared default.
+  app.decorateRequest('keyOrigins');
   // The first hook to run when the server closes, before the server process's own drain.
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -171,13 +174,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
   void app.register(async (routes) => {
     const { catalogues, cacheControl } = options;
     registerCatalogueRoutes(routes, { catalogues, cacheControl, xmlNamespace, access: accessHook(policy, 'catalogue'), now });
-    registerShowtimesRoutes(routes, {
+    const programme = {
       catalogues,
       cacheControl,
       publicCacheControl: options.programmeCacheControl ?? DEFAULT_PROGRAMME_CACHE_CONTROL,
       access: accessHook(policy, 'programme'),
       now,
-    });
+    };
+    registerShowtimesRoutes(routes, programme);
+    registerWhatsOnRoutes(routes, programme);
     registerOperationsRoutes(routes, { catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });

@@ -168,6 +168,25 @@ const FILTERS =
 /** What a request for 90 days is told. */
 const BAD_FILTER = ((bad) => badParameter(bad.parameter, bad.rule, bad.value))(parseShowtimesQuery({ days: '90' }) as BadFilter);
 
+/** What every path of the programme may answer besides its 200. */
+const OTHER_ANSWERS = {
+  304: notModified(ETAG),
+  400: problemDocumentation('A filter has a value it cannot take; the detail names it.', BAD_FILTER),
+  401: problemDocumentation('No key or token (once any token exists), an unknown or revoked one, or a secret token in the query string.', NO_KEY),
+  403: problemDocumentation('A publishable key from a page of an origin it was not made for.', otherOrigin(['https://cinema.example'], 'https://elsewhere.example')),
+  404: problemDocumentation('No site has been imported: the programme needs its time zone.', NO_SITE),
+  429: problemDocumentation('The rate limit of the key\'s client address (or of the token) is spent. Carries `Retry-After`.'),
+};
+
+const ANSWER_HEADERS = {
+  ETag: ETAG,
+  'Cache-Control': { type: 'string', description: '`public, max-age=60` to a publishable key (`--programme-cache-control`); else as `--cache-control`.' },
+  Vary: { type: 'string', description: 'What chooses the customer (the token headers; the key is in the URL), `Origin` and `Accept-Encoding`.' },
+  'Access-Control-Allow-Origin': { type: 'string', description: '`*`: any page may read it.' },
+};
+
+const SECURITY = [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }];
+
 /** The schema of a programme path: its filters, headers and every answer it can give. */
 export function showtimesOperation(format: ShowtimesFormat, contentType: string): FastifySchema {
   const { operationId, summary, description, schema } = ANSWERS[format];
@@ -177,26 +196,53 @@ export function showtimesOperation(format: ShowtimesFormat, contentType: string)
     tags: ['Programme'],
     summary,
     description: `${description} ${FILTERS}`,
-    security: [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }],
+    security: SECURITY,
     querystring: QUERYSTRING,
     headers: REVALIDATION_HEADERS,
     response: {
       200: {
         description: 'The programme, as the clock leaves it now.',
-        headers: {
-          ETag: ETAG,
-          'Cache-Control': { type: 'string', description: '`public, max-age=60` to a publishable key (`--programme-cache-control`); else as `--cache-control`.' },
-          Vary: { type: 'string', description: 'What chooses the customer (the token headers; the key is in the URL), `Origin` and `Accept-Encoding`.' },
-          'Access-Control-Allow-Origin': { type: 'string', description: '`*`: any page may read it.' },
-        },
+        headers: ANSWER_HEADERS,
         content: { [mediaType]: { schema, examples: { [programmeExampleName(format)]: { $ref: `#/components/examples/${programmeExampleName(format)}` } } } },
       },
-      304: notModified(ETAG),
-      400: problemDocumentation('A filter has a value it cannot take; the detail names it.', BAD_FILTER),
-      401: problemDocumentation('No key or token (once any token exists), an unknown or revoked one, or a secret token in the query string.', NO_KEY),
-      403: problemDocumentation('A publishable key from a page of an origin it was not made for.', otherOrigin(['https://cinema.example'], 'https://elsewhere.example')),
-      404: problemDocumentation('No site has been imported: the programme needs its time zone.', NO_SITE),
-      429: problemDocumentation('The rate limit of the key\'s client address (or of the token) is spent. Carries `Retry-After`.'),
+      ...OTHER_ANSWERS,
+    },
+  };
+}
+
+/** The schema of `/whats-on`: the programme's filters and answers, as a page for people. */
+export function pageOperation(): FastifySchema {
+  return {
+    operationId: 'getProgrammePage',
+    tags: ['Programme'],
+    summary: 'The programme as a page for people',
+    description:
+      'The same sessions as an HTML page a cinema links to or frames in its own site: films and packages with their posters, ratings, running times and synopses, ' +
+      'their sessions under each cinema day at the cinema\'s own times, each a link to its booking page while on sale, days and weeks as plain links that keep the key and filters. ' +
+      'It needs no script, holds the sessions\' schema.org JSON-LD, and loads nothing but its own stylesheet and the catalogue\'s posters. ' +
+      '`embed=1` answers the programme alone, to be framed: `<iframe src=".../whats-on?key=KEY&embed=1">` and `<script src=".../whats-on/frame.js" async>` beside it fit the frame to the page. ' +
+      `A key made for some origins lets only their pages frame it. ${FILTERS}`,
+    security: SECURITY,
+    querystring: Type.Composite([
+      QUERYSTRING,
+      Type.Object({
+        embed: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['0', '1'], default: '0', description: '`1`: the programme alone, without the page\'s header and footer, to be framed.' })),
+      }),
+    ]),
+    headers: REVALIDATION_HEADERS,
+    response: {
+      200: {
+        description: 'The page, as the clock leaves it now.',
+        headers: {
+          ...ANSWER_HEADERS,
+          'Content-Security-Policy': {
+            type: 'string',
+            description: 'Nothing loads but the page\'s own files and the posters; `frame-ancestors` names the key\'s origins, or `*` for a key without any.',
+          },
+        },
+        content: { 'text/html': { schema: Type.String({ description: 'An HTML document.' }) } },
+      },
+      ...OTHER_ANSWERS,
     },
   };
 }

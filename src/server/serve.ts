@@ -153,10 +153,11 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
       else app.log.warn({ err: error }, `${action} failed`);
     });
     url = await app.listen({ port: settings.port, host: settings.host });
-    // A new install (the demo, say) tells where its programme is, to open it at once.
+    // A new install (the demo, say) tells where its programme and its page are, to open them at once.
     if (tokens.open) {
       const calendar = `${url.replace(/^http/, 'webcal')}/programme.ics`;
-      app.log.info({ programme: `${url}/programme`, calendar }, `the programme is at ${url}/programme; subscribe to its calendar at ${calendar}`);
+      const page = `${url}/whats-on`;
+      app.log.info({ programme: `${url}/programme`, page, calendar }, `the programme is at ${url}/programme, its page at ${page}; subscribe to its calendar at ${calendar}`);
     }
   } catch (error) {
     await live.stop();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addDays, cinemaDayOf, isCalendarDate, nextCinemaDayStart } from './cinema-day.js';
+import { addDays, cinemaDayOf, daysBetween, isCalendarDate, nextCinemaDayStart } from './cinema-day.js';
 
 test('a cinema day runs from 03:00 to 02:59 the next morning', () => {
   assert.equal(cinemaDayOf('2026-11-27T03:00:00'), '2026-11-27');
@@ -18,4 +18,6 @@ test('dates are real calendar dates, counted in whole days', () => {
   assert.equal(addDays('2026-11-27', 7), '2026-12-04');
   assert.equal(addDays('2026-03-01', -1), '2026-02-28');
   assert.equal(addDays('2026-10-24', 2), '2026-10-26', 'a day is a date, whatever the clocks do');
+  assert.equal(daysBetween('2026-10-24', '2026-10-26'), 2);
+  assert.equal(daysBetween('2026-03-01', '2026-02-22'), -7);
 });

@@ -30,3 +30,8 @@ export function cinemaDayOf(wallClock: string): string {
 export function nextCinemaDayStart(day: string): string {
   return `${addDays(day, 1)}T${CINEMA_DAY_STARTS_AT}`;
 }
+
+/** The days from `from` to `to`: negative when `to` comes first. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}

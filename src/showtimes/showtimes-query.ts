@@ -110,3 +110,11 @@ export function parseShowtimesQuery(query: Readonly<Record<string, unknown>>): S
   const attributes = reader.many('attribute', readId, `an attribute id of 1 to ${MAX_ID_LENGTH} characters`);
   return reader.problem ?? { from, days, films, screens, attributes, sessions };
 }
+
+/** Whether the page is asked for framed (`embed=1`) or whole (`embed=0`, or no `embed`), or the bad value. */
+export function parseEmbed(query: Readonly<Record<string, unknown>>): boolean | BadFilter {
+  const reader = new FilterReader(query);
+  const embed = reader.one('embed');
+  if (embed === undefined || embed === '0' || embed === '1') return reader.problem ?? embed === '1';
+  return { parameter: 'embed', rule: '1 (framed) or 0', value: embed };
+}

@@ -1,6 +1,6 @@
 /**
- * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats.
- * An answer is written on its first request and kept, with its ETag and compressed forms, until
+ * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats, and
+ * its page. An answer is written on its first request and kept, with its ETag and compressed forms, until
  * the clock changes it: until a session in it reaches its sales cut-off, and, for the window
  * that starts today, until the day turns (today is then another day, and another answer). Only
  * the answers asked for lately are kept.
@@ -10,6 +10,8 @@ import type { HeldBytes } from '../formats/held-bytes.js';
 import { Representation } from '../formats/representation.js';
 import { showtimesCalendar } from './showtimes-calendar.js';
 import { showtimesJson } from './showtimes-json.js';
+import { PageDressing } from './page-dressing.js';
+import { showtimesPage, type PageVisit } from './showtimes-page.js';
 import { showtimesLinkedData } from './showtimes-linked-data.js';
 import type { ShowtimesQuery } from './showtimes-query.js';
 import { Showings, type Selection } from './showings.js';
@@ -33,6 +35,7 @@ interface Kept {
 
 export class Showtimes {
   private readonly kept = new Map<string, Kept>();
+  private dressing: PageDressing | undefined;
   private today: { readonly day: string; readonly until: number } | undefined;
 
   private constructor(
@@ -53,7 +56,34 @@ export class Showtimes {
   /** The answer to `query` in `format` at `now`. */
   answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number): Representation {
     const from = query.from ?? this.cinemaDay(now);
-    const key = JSON.stringify([format, from, query.days, query.sessions, query.films, query.screens, query.attributes]);
+    return this.keep(JSON.stringify([format, from, query.days, query.sessions, query.films, query.screens, query.attributes]), now, () => {
+      const selection = this.showings.select(query, from, now);
+      return { text: this.write(format, selection), until: selection.until };
+    });
+  }
+
+  /**
+   * The page of `query` (`/whats-on`) at `now`, for `visit`. Beside the selection, its bytes
+   * depend on today (which days it calls today and tomorrow, which week it offers) and on the
+   * visit: the key its links carry, framed or not, and the address it was asked at.
+   */
+  page(query: ShowtimesQuery, visit: PageVisit, now: number): Representation {
+    const today = this.cinemaDay(now);
+    const from = query.from ?? today;
+    const key = JSON.stringify(['page', from, query.days, query.sessions, query.films, query.screens, query.attributes, today, visit.key ?? null, visit.embed, visit.origin]);
+    return this.keep(key, now, () => {
+      const selection = this.showings.select(query, from, now);
+      return { text: showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing }), until: selection.until };
+    });
+  }
+
+  /** What the catalogue's page needs beyond a selection, prepared on its first page. */
+  get pageDressing(): PageDressing {
+    return (this.dressing ??= PageDressing.of(this.showings.showings));
+  }
+
+  /** The answer kept under `key` while the clock leaves it as it is, else written anew by `write` and kept. */
+  private keep(key: string, now: number, write: () => { readonly text: string; readonly until: number }): Representation {
     const kept = this.kept.get(key);
     if (kept !== undefined && now < kept.until) {
       // The most recently asked is kept longest: out and in again.
@@ -63,11 +93,11 @@ export class Showtimes {
     }
     kept?.held.release();
     this.kept.delete(key);
-    const selection = this.showings.select(query, from, now);
+    const written = write();
     const held = this.held.part();
-    const body = Buffer.from(this.write(format, selection));
+    const body = Buffer.from(written.text);
     held.add(body.length);
-    const answer = { representation: new Representation(body, held), until: selection.until, held };
+    const answer = { representation: new Representation(body, held), until: written.until, held };
     this.kept.set(key, answer);
     if (this.kept.size > MAX_KEPT_ANSWERS) this.letGoOldest();
     return answer.representation;

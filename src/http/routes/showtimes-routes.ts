@@ -40,7 +40,7 @@ export const SHOWTIMES_PATHS: readonly { readonly path: string; readonly format:
  * a page of any origin (no credentials are ever sent), and says that it varies on Origin, since a
  * publishable key locked to some origins refuses the others.
  */
-const readableByPages: onRequestHookHandler = (_request, reply, done) => {
+export const readableByPages: onRequestHookHandler = (_request, reply, done) => {
   vary(reply, 'Origin');
   reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
   done();
@@ -50,7 +50,7 @@ const readableByPages: onRequestHookHandler = (_request, reply, done) => {
  * A preflight is answered before any key or token is asked for: a browser sends none with it.
  * Any other OPTIONS goes on to the access step, and is refused as any other method.
  */
-const answerPreflight: onRequestHookHandler = (request, reply, done) => {
+export const answerPreflight: onRequestHookHandler = (request, reply, done) => {
   if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) return done();
   void reply
     .code(204)

@@ -1,0 +1,63 @@
+/**
+ * The programme's page (`/whats-on`) and the files it loads. The page is the programme in one more
+ * format: its filters, keys, ETags and caching are the programme's. It adds `embed=1` (framed in
+ * a cinema's own page), carries the visitor's publishable key in its links, and is sent under a
+ * content security policy of its own. Its files need no key, as the reference's do not; a link
+ * with a file's version may keep it for a year.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PAGE_ASSETS, type PageAsset } from '../../showtimes/page-assets.js';
+import { pagePolicy } from '../../showtimes/page-policy.js';
+import { PAGE_PATH } from '../../showtimes/showtimes-page.js';
+import { parseEmbed, parseShowtimesQuery } from '../../showtimes/showtimes-query.js';
+import { pageOperation } from '../../reference/showtimes-schemas.js';
+import { badParameter, NO_SITE } from '../http-error.js';
+import { sendAnswer, sendProblem } from '../respond.js';
+import { answerFromCatalogue, DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod, when } from './from-catalogue.js';
+import { answerPreflight, readableByPages, type ShowtimesRouteOptions } from './showtimes-routes.js';
+
+const PAGE_CONTENT_TYPE = 'text/html; charset=utf-8';
+/** A file asked for with its current version never changes. */
+const VERSIONED_ASSET = 'public, max-age=31536000, immutable';
+/** One asked for without it (a cinema's page loads frame.js so) is checked again each time, at the cost of a 304. */
+const UNVERSIONED_ASSET = 'no-cache';
+
+/** The key the page's links carry on: the publishable key of the query string, never anything else there. */
+function keyInQuery(request: FastifyRequest): string | undefined {
+  const key = (request.query as Record<string, unknown>)['key'];
+  return request.publishable && typeof key === 'string' ? key : undefined;
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: PageAsset): FastifyReply {
+  const version = (request.query as Record<string, unknown>)['v'];
+  return sendAnswer(request, reply, asset.representation, asset.contentType, version === asset.version ? VERSIONED_ASSET : UNVERSIONED_ASSET);
+}
+
+export function registerWhatsOnRoutes(app: FastifyInstance, { catalogues, cacheControl, publicCacheControl, access, now }: ShowtimesRouteOptions): void {
+  const config = { cors: false } as const;
+  const page = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
+    const query = parseShowtimesQuery(request.query as Record<string, unknown>);
+    if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
+    const embed = parseEmbed(request.query as Record<string, unknown>);
+    if (typeof embed !== 'boolean') return sendProblem(request, reply, badParameter(embed.parameter, embed.rule, embed.value));
+    const visit = { key: keyInQuery(request), embed, origin: `${request.protocol}://${request.host}` };
+    const cached = request.publishable ? publicCacheControl : cacheControl;
+    return answerFromCatalogue(
+      catalogues,
+      request,
+      reply,
+      (catalogue) =>
+        when(catalogue.part('showtimes'), (showtimes) => {
+          if (showtimes === null) return sendProblem(request, reply, NO_SITE);
+          const answer = showtimes.page(query, visit, now());
+          // The key is in the page's address: no other site learns it from the links and posters it follows.
+          reply.header('content-security-policy', pagePolicy(showtimes.pageDressing, embed, request.keyOrigins)).header('referrer-policy', 'strict-origin-when-cross-origin');
+          return sendAnswer(request, reply, answer, PAGE_CONTENT_TYPE, cached);
+        }),
+      'showtimes',
+    );
+  };
+  app.get(PAGE_PATH, { ...DOCUMENTATION_ONLY, schema: pageOperation(), config, onRequest: [readableByPages, access] }, page);
+  app.route({ method: [...OTHER_METHODS], url: PAGE_PATH, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
+  for (const asset of PAGE_ASSETS) app.get(asset.path, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, asset));
+}
