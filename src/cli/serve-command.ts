@@ -23,6 +23,7 @@ export const SERVE_COMMAND: CommandSpec = {
     'rateBurst',
     'corsOrigins',
     'metricsCustomers',
+    'requestLog',
     'logLevel',
     'requestTimeout',
     'headersTimeout',

@@ -31,6 +31,7 @@ export type ServeSettings = Settings<
   | 'rateBurst'
   | 'corsOrigins'
   | 'metricsCustomers'
+  | 'requestLog'
   | 'logLevel'
   | 'requestTimeout'
   | 'headersTimeout'
@@ -111,6 +112,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     corsOrigins: settings.corsOrigins,
     xmlNamespace: settings.xmlNamespace,
     metricsCustomers: settings.metricsCustomers,
+    requestLog: settings.requestLog,
     logger: createLogger({ level: settings.logLevel }),
     limits: settings,
   });
