@@ -33,7 +33,8 @@ const FLUSH_INTERVAL_MS = 50;
  * thread on a core of its own, and sonic-boom counts the bytes of the whole pending batch on each
  * line, so the batches that piled up while a write was under way cost more the longer they grew.
  * A batch leaves when it is full, at most FLUSH_INTERVAL_MS after its first line, and when the
- * process exits.
+ * process exits. A reader of the log slower than the server holds the server back, rather than
+ * letting lines pile up in its memory.
  */
 function standardOutput(): DestinationStream {
   const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES });
