@@ -1,17 +1,20 @@
 /**
  * What every benchmark run shares: servers pinned to core 0 and wrk to core 1, Marquee measured
  * against the ceiling in turn and on a shared core, and the results file. run-bench.ts explains
- * the method; scale.ts applies it to a server with many customers.
+ * the method; scale.ts applies it to a server with many customers, imports.ts to a server reading
+ * catalogues while it answers.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { syntheticFilmId } from '../scripts/generate-catalogue.js';
 import type { CapturedResponse } from './ceiling-server.js';
 import type { BaselineName, RunHeader, ScenarioResult, WrkFigures } from './results.js';
 
@@ -310,4 +313,69 @@ export async function writeResults(started: Date, results: RunHeader, kind?: str
   const file = join(resultsDir, `${started.toISOString().slice(0, 16).replace(':', '-')}-${slug}.json`);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   return file;
+}
+
+/**
+ * The demo cinema's site, screens and attributes, and one session of each film, so that the
+ * session list is as long as the film list.
+ */
+export async function writeProgramme(directory: string, films: number): Promise<void> {
+  for (const name of ['site', 'screens', 'attributes']) await copyFile(join(ROOT, 'demo', `${name}.json`), join(directory, `${name}.json`));
+  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
+  const sessions = Array.from({ length: films }, (_, index) => {
+    const start = Date.UTC(2030, 0, 1) + index * 3_600_000;
+    return {
+      Id: index + 1,
+      FilmId: syntheticFilmId(index),
+      FilmPackageId: null,
+      Title: `Session ${index + 1}`,
+      ScreenId: 1 + (index % 3),
+      Seating: 'Allocated',
+      AreComplimentariesAllowed: index % 2 === 0,
+      ShowType: 'Public',
+      SalesVia: ['WWW', 'POS', 'KIOSK'],
+      Status: 'Open',
+      PreShowStartTime: at(start),
+      SalesCutOffTime: at(start + 1_800_000),
+      TicketsSoldOut: false,
+      FewTicketsLeft: index % 7 === 0,
+      FeatureStartTime: at(start + 900_000),
+      FeatureEndTime: at(start + 6_300_000),
+      CleanupEndTime: at(start + 7_200_000),
+      SeatsAvailable: 100 + (index % 50),
+      SeatsHeld: index % 3,
+      SeatsHouse: 6,
+      SeatsSold: index % 90,
+      FilmFormat: '2D Digital',
+      PriceCardName: index % 2 === 0 ? 'Evening' : 'Matinee',
+      Attributes: index % 4 === 0 ? ['0000000001'] : [],
+      AudioLanguage: 'English',
+      Url: `https://tickets.marquee.example/sessions/${index + 1}`,
+    };
+  });
+  await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
+}
+
+/** PostgreSQL databases that others use: a run never empties them. */
+const SHARED_DATABASES = ['postgres', 'test', 'template0', 'template1'];
+
+/**
+ * Creates the scratch PostgreSQL database `url` names if it is missing, or afresh with `empty`;
+ * `option` is the setting that named it, for the refusal of a database others use.
+ */
+export async function preparePostgres(url: string, empty: boolean, option: string): Promise<void> {
+  const maintenance = new URL(url);
+  const name = decodeURIComponent(maintenance.pathname.slice(1));
+  if (name === '' || SHARED_DATABASES.includes(name)) throw new Error(`${option} must name a scratch database, which the run may empty; not '${name}'`);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    const quoted = `"${name.replaceAll('"', '""')}"`;
+    if (empty) await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoted}`);
+  } finally {
+    await client.end();
+  }
 }

@@ -47,8 +47,9 @@ const packagesById = new Map(packages.map((filmPackage) => [String(filmPackage.I
 /** fastify sends bytes as they are, but names them JSON only when it serialised them itself. */
 const send = (reply: FastifyReply, value: unknown): FastifyReply => (floor ? reply.type('application/json; charset=utf-8').send(value) : reply.send(value));
 
+/** A record, or the problem Marquee answers when there is none (RFC 9457), serialised per request. */
 function found(reply: FastifyReply, record: unknown, detail: string): FastifyReply {
-  return record === undefined ? reply.code(404).send({ title: 'Not Found', status: 404, detail }) : send(reply, record);
+  return record === undefined ? reply.code(404).send({ type: 'about:blank', title: 'Not Found', status: 404, detail }) : send(reply, record);
 }
 
 const app = Fastify({

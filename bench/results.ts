@@ -139,3 +139,23 @@ export interface ScaleResult {
 export interface ScaleRunResults extends RunHeader {
   readonly scale: ScaleResult;
 }
+
+/** `npm run bench -- --imports`: one film asked while imports make the server read its catalogue again (imports.ts). */
+export interface ImportsResult {
+  readonly database: 'sqlite' | 'postgres';
+  readonly films: number;
+  readonly connections: number;
+  readonly seconds: number;
+  /** wrk's figures over the whole load. */
+  readonly load: WrkFigures;
+  /** How long each import command ran. */
+  readonly importMs: readonly number[];
+  /** The server's own time to read and publish each catalogue imported meanwhile. */
+  readonly publishedMs: readonly number[];
+  /** The longest the server's event loop was held up during the load. */
+  readonly eventLoopDelayMaxMs: number;
+}
+
+export interface ImportsRunResults extends RunHeader {
+  readonly imports: readonly ImportsResult[];
+}

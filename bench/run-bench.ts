@@ -21,10 +21,11 @@
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000 --plain-sizes 1000
  *                      --memory-films 1000,5000,20000 --memory-database postgres://…/scratch]
  *
- * With `--scale` it measures a server with many customers instead (scale.ts).
+ * With `--scale` it measures a server with many customers instead (scale.ts); with `--imports`, a
+ * server answering while imports make it read its catalogue again (imports.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -48,6 +49,7 @@ import {
   stop,
   waitUntilAnswering,
   waitUntilSettled,
+  writeProgramme,
   writeResults,
   wrk,
   type Baseline,
@@ -57,6 +59,7 @@ import {
 import { measureMemory } from './memory.js';
 import { benchProgramme } from './programme.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
+import { benchImports } from './imports.js';
 import { benchScale } from './scale.js';
 
 const PLAIN_APP = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
@@ -84,6 +87,11 @@ const { values: options } = parseArgs({
     'scale-database': { type: 'string' },
     'scale-seconds': { type: 'string', default: '30' },
     'cache-memory': { type: 'string', default: '512MiB' },
+    imports: { type: 'boolean', default: false },
+    'imports-films': { type: 'string', default: '5000' },
+    'imports-seconds': { type: 'string', default: '30' },
+    'imports-connections': { type: 'string', default: '256' },
+    'imports-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_imports' },
   },
 });
 const ROUNDS: Rounds = { duration: Number(options.duration), rounds: Number(options.rounds), connections: Number(options.connections) };
@@ -95,55 +103,14 @@ const PLAIN_SIZES = sizeList(options['plain-sizes']);
 
 const AUTHENTICATED = 'one film, token';
 
-/**
- * The demo cinema's site, screens and attributes, and one session of each film, so that the
- * session list is as long as the film list.
- */
-async function writeProgramme(directory: string, films: number): Promise<void> {
-  for (const name of ['site', 'screens', 'attributes']) await copyFile(join(ROOT, 'demo', `${name}.json`), join(directory, `${name}.json`));
-  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
-  const sessions = Array.from({ length: films }, (_, index) => {
-    const start = Date.UTC(2030, 0, 1) + index * 3_600_000;
-    return {
-      Id: index + 1,
-      FilmId: syntheticFilmId(index),
-      FilmPackageId: null,
-      Title: `Session ${index + 1}`,
-      ScreenId: 1 + (index % 3),
-      Seating: 'Allocated',
-      AreComplimentariesAllowed: index % 2 === 0,
-      ShowType: 'Public',
-      SalesVia: ['WWW', 'POS', 'KIOSK'],
-      Status: 'Open',
-      PreShowStartTime: at(start),
-      SalesCutOffTime: at(start + 1_800_000),
-      TicketsSoldOut: false,
-      FewTicketsLeft: index % 7 === 0,
-      FeatureStartTime: at(start + 900_000),
-      FeatureEndTime: at(start + 6_300_000),
-      CleanupEndTime: at(start + 7_200_000),
-      SeatsAvailable: 100 + (index % 50),
-      SeatsHeld: index % 3,
-      SeatsHouse: 6,
-      SeatsSold: index % 90,
-      FilmFormat: '2D Digital',
-      PriceCardName: index % 2 === 0 ? 'Evening' : 'Matinee',
-      Attributes: index % 4 === 0 ? ['0000000001'] : [],
-      AudioLanguage: 'English',
-      Url: `https://tickets.marquee.example/sessions/${index + 1}`,
-    };
-  });
-  await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
-}
-
 /** Starts the plain fastify app or the floor on the catalogue Marquee serves, and checks that it answers each scenario alike. */
 async function startFastifyApp(baseline: FastifyApp, catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
   const child = await startLogging([PLAIN_APP, String(baseline.port), catalogue, ...baseline.args], logFile);
+  await waitUntilAnswering(baseline.port, '/v4/film');
   for (const scenario of scenarios) {
-    await waitUntilAnswering(baseline.port, scenario.path);
     const [marquee, plain] = await Promise.all([capture(MARQUEE_PORT, scenario), capture(baseline.port, scenario)]);
     const body = (response: CapturedResponse): unknown => JSON.parse(Buffer.from(response.bodyBase64, 'base64').toString('utf8'));
-    if (!isDeepStrictEqual(body(marquee), body(plain))) throw new Error(`the ${baseline.name} app answers ${scenario.name} otherwise than Marquee`);
+    if (marquee.status !== plain.status || !isDeepStrictEqual(body(marquee), body(plain))) throw new Error(`the ${baseline.name} app answers ${scenario.name} otherwise than Marquee`);
   }
   return child;
 }
@@ -172,6 +139,7 @@ async function benchSize(films: number, work: string, parts: SizeParts): Promise
     const oneFilm: Scenario = { name: 'one film JSON', path: film, headers: {} };
     const list: Scenario = { name: 'film list JSON', path: '/v4/film', headers: {} };
     const onePackage: Scenario = { name: 'one package', path: '/v1/filmpackage/1', headers: {} };
+    const notFound: Scenario = { name: '404', path: '/v4/film/NO-SUCH-FILM', headers: {} };
     const scenarios: Scenario[] = [
       oneFilm,
       { name: 'one film XML', path: film, headers: { accept: 'application/xml' } },
@@ -180,14 +148,14 @@ async function benchSize(films: number, work: string, parts: SizeParts): Promise
       { name: 'session list JSON', path: '/v1/session', headers: {} },
       onePackage,
       { name: '304 revalidation', path: film, headers: { 'if-none-match': etag } },
-      { name: '404', path: '/v4/film/NO-SUCH-FILM', headers: {} },
+      notFound,
     ];
     /**
      * The plain app takes about 15 ms to serialise the list of 1,000 films, and the answers to the
      * connections of a round come out together, in bursts: with 64 connections a round of 1 s held
      * one burst or none (none at all on a shared core). With 16 connections a round of 3 s holds ten.
      */
-    const plainScenarios = [oneFilm, { ...list, connections: 16, seconds: 3 * ROUNDS.duration }, onePackage];
+    const plainScenarios = [oneFilm, { ...list, connections: 16, seconds: 3 * ROUNDS.duration }, onePackage, notFound];
     const responseFiles: string[] = [];
     for (const [index, scenario] of scenarios.entries()) {
       responseFiles.push(join(work, `response-${index}.json`));
@@ -268,7 +236,14 @@ async function main(): Promise<void> {
   }
 }
 
-if (options.scale) {
+if (options.imports) {
+  await benchImports({
+    films: Number(options['imports-films']),
+    seconds: Number(options['imports-seconds']),
+    connections: Number(options['imports-connections']),
+    postgres: options['imports-postgres'] === '' ? undefined : options['imports-postgres'],
+  });
+} else if (options.scale) {
   await benchScale(
     {
       customers: Number(options['scale-customers']),

@@ -26,7 +26,6 @@ import { Agent, request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import { loadCatalogueVersions } from '../src/store/catalogue-repository.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
@@ -38,6 +37,7 @@ import {
   MACHINE,
   MARQUEE,
   MARQUEE_PORT,
+  preparePostgres,
   quantile,
   requireTool,
   ROOT,
@@ -67,8 +67,6 @@ export interface ScaleOptions {
 /** Kept from one run to the next, for the databases provisioned and their tokens. */
 const WORK = join(tmpdir(), 'marquee-scale');
 const GENERATOR = join(ROOT, 'dist', 'scripts', 'generate-catalogue.js');
-/** PostgreSQL databases that others use: a run never empties them. */
-const SHARED_DATABASES = ['postgres', 'test', 'template0', 'template1'];
 /** Customers asked for the first time. */
 const COLD_CUSTOMERS = 200;
 /** Clients asking at once during the random touches. */
@@ -182,27 +180,9 @@ function timed(work: () => void): number {
   return (performance.now() - started) / 1000;
 }
 
-/** Creates the scratch PostgreSQL database `url` names if it is missing, or afresh with `empty`. */
-async function preparePostgres(url: string, empty: boolean): Promise<void> {
-  const maintenance = new URL(url);
-  const name = decodeURIComponent(maintenance.pathname.slice(1));
-  if (name === '' || SHARED_DATABASES.includes(name)) throw new Error(`--scale-database must name a scratch database, which the run may empty; not '${name}'`);
-  maintenance.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: maintenance.toString() });
-  await client.connect();
-  try {
-    const quoted = `"${name.replaceAll('"', '""')}"`;
-    if (empty) await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoted}`);
-  } finally {
-    await client.end();
-  }
-}
-
 async function emptyDatabase(database: string): Promise<void> {
   const spec = parseDatabaseSpec(database);
-  if (spec.kind === 'postgres') return preparePostgres(spec.url, true);
+  if (spec.kind === 'postgres') return preparePostgres(spec.url, true, '--scale-database');
   for (const suffix of ['', '-wal', '-shm']) await rm(`${spec.path}${suffix}`, { force: true });
 }
 
@@ -387,7 +367,7 @@ export async function benchScale(options: ScaleOptions, rounds: Rounds): Promise
   await mkdir(WORK, { recursive: true });
   const database = options.database ?? join(WORK, `scale-${options.customers}x${options.films}.db`);
   const spec = parseDatabaseSpec(database);
-  if (spec.kind === 'postgres') await preparePostgres(spec.url, false);
+  if (spec.kind === 'postgres') await preparePostgres(spec.url, false, '--scale-database');
   const tokensFile = join(WORK, `${database.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.tokens`);
 
   console.log(`Marquee at scale on ${MACHINE}: ${options.customers} customers of ${options.films} films on ${spec.kind}, --cache-memory ${options.cacheMemory}, server on core 0, clients and wrk on core 1`);

@@ -62,6 +62,11 @@ function proxyAddress(text: string): string {
   return text;
 }
 
+function onOrOff(text: string): boolean {
+  if (text !== 'on' && text !== 'off') throw new Error('must be on or off');
+  return text === 'on';
+}
+
 function nonEmpty(text: string): string {
   if (text.trim() === '') throw new Error('must not be empty');
   return text;
@@ -240,10 +245,15 @@ export const SETTINGS = {
     valueName: 'on|off',
     description: "per-customer series in /metrics, labelled with each customer's key (which /metrics, open to anyone, then shows)",
     defaultText: 'off',
-    parse: (text: string): boolean => {
-      if (text !== 'on' && text !== 'off') throw new Error('must be on or off');
-      return text === 'on';
-    },
+    parse: onOrOff,
+  },
+  requestLog: {
+    flag: 'request-log',
+    env: 'MARQUEE_REQUEST_LOG',
+    valueName: 'on|off',
+    description: 'a line at info for each request answered; off where the proxy in front logs them',
+    defaultText: 'on',
+    parse: onOrOff,
   },
   logLevel: {
     flag: 'log-level',

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { test } from 'node:test';
 import { compareCodePoints } from '../src/catalogue/code-points.js';
 import { writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
-import { startTestApp, tempDir } from './helpers.js';
+import { DEMO_FILES, sessionAt, startTestApp, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,4 +20,28 @@ test('a catalogue larger than one page of rows is served whole and in order', as
   assert.deepEqual(response.json(), expected);
   const packages = (await app.inject('/v1/filmpackage')).json<Json[]>();
   assert.deepEqual(packages, JSON.parse(await readFile(files[1] as string, 'utf8')));
+});
+
+test('a large catalogue is read and published a page at a time: other requests are answered meanwhile', async () => {
+  const sessions = join(await tempDir(), 'sessions.json');
+  const now = Date.now();
+  await writeFile(sessions, JSON.stringify(Array.from({ length: 2000 }, (_, index) => sessionAt(index + 1, now + (index + 1) * 60_000))));
+  const { app } = await startTestApp([...DEMO_FILES.filter((file) => !file.endsWith('sessions.json')), sessions]);
+  // The first request for the sessions reads the catalogue and publishes them, and the sessions on sale.
+  let published = false;
+  const first = app.inject('/v1/session').then((response) => {
+    published = true;
+    return response;
+  });
+  let answered = 0;
+  while (!published) {
+    assert.equal((await app.inject('/healthz')).statusCode, 200);
+    answered += 1;
+    // An injected request is answered without the network; one from a client waits for the next turn.
+    await nextTurn();
+  }
+  assert.equal((await first).json<Json[]>().length, 2000);
+  // Counted, not timed: a read or a publication held in one turn of the event loop would let
+  // through only the requests that came before it.
+  assert.ok(answered >= 40, `${answered} requests answered while the catalogue was read and published`);
 });

@@ -237,6 +237,19 @@ describe('request log', () => {
     assert.doesNotMatch(text, /secret/);
   });
 
+  test('--request-log off leaves the request lines out; the requests are still counted in /metrics', async () => {
+    const { live, tokens } = await startTestApp();
+    const log = memoryLog();
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', requestLog: false, logger: createLogger({ level: 'info', destination: log.destination }) });
+    atEnd(() => app.close());
+    await app.inject({ method: 'GET', url: '/v4/film' });
+    await app.inject({ method: 'GET', url: '/v4/film/NOPE' });
+    assert.deepEqual(log.lines(), []);
+    const { samples } = parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    assert.equal(value(samples, 'marquee_http_requests_total', { route: '/v4/film', status: '200' }), 1);
+    assert.equal(value(samples, 'marquee_http_requests_total', { route: '/v4/film/:id', status: '404' }), 1);
+  });
+
   test('--log-level quiets the request lines', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();

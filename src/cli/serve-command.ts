@@ -27,6 +27,7 @@ export const SERVE_COMMAND: CommandSpec = {
     'trustProxy',
     'corsOrigins',
     'metricsCustomers',
+    'requestLog',
     'logLevel',
     'requestTimeout',
     'headersTimeout',

@@ -12,7 +12,7 @@ import type { HeldBytes } from './held-bytes.js';
 import type { Representations } from './representation.js';
 import { WEB_SESSION_SHAPE } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
-import { itemOf, listOf, writeRecords, type WrittenRecord } from './written-records.js';
+import { itemOf, listOf, mapInTurns, writeRecords, type WrittenRecord } from './written-records.js';
 
 interface OnSale {
   readonly id: string;
@@ -46,14 +46,12 @@ export class WebSessions {
     const clock = zone === undefined ? undefined : new ZoneClock(zone);
     const sessions = clock === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
     const written = await writeRecords(WEB_SESSION_SHAPE, sessions, new ByteSlabs(held));
-    return new WebSessions(
-      sessions.map((session, index) => {
-        const record = written[index] as WrittenRecord;
-        return { id: String(session.id), cutOff: (clock as ZoneClock).instantOf(session.salesCutOffTime), written: record, item: itemOf(WEB_SESSION_SHAPE, record, xml, held) };
-      }),
-      xml,
-      held,
-    );
+    // Each session on sale has answers of its own, made a hundred at a time, so that other answers go out meanwhile.
+    const onSale = await mapInTurns(sessions, (session, index) => {
+      const record = written[index] as WrittenRecord;
+      return { id: String(session.id), cutOff: (clock as ZoneClock).instantOf(session.salesCutOffTime), written: record, item: itemOf(WEB_SESSION_SHAPE, record, xml, held) };
+    });
+    return new WebSessions(onSale, xml, held);
   }
 
   /**

@@ -19,14 +19,19 @@ export interface WrittenRecord {
   readonly xml: Buffer;
 }
 
-/** Writes each record in both formats, yielding to the event loop now and then. */
-export async function writeRecords<T>(shape: WireShape<T>, records: readonly T[], slabs: ByteSlabs): Promise<WrittenRecord[]> {
-  const written: WrittenRecord[] = [];
+/** `map` of each record, yielding to the event loop now and then. */
+export async function mapInTurns<T, Result>(records: readonly T[], map: (record: T, index: number) => Result): Promise<Result[]> {
+  const results: Result[] = [];
   for (const [index, record] of records.entries()) {
     if (index > 0 && index % RECORDS_PER_TURN === 0) await nextTurn();
-    written.push({ json: slabs.write(jsonRecord(shape, record)), xml: slabs.write(xmlChildren(shape, record)) });
+    results.push(map(record, index));
   }
-  return written;
+  return results;
+}
+
+/** Writes each record in both formats, yielding to the event loop now and then. */
+export function writeRecords<T>(shape: WireShape<T>, records: readonly T[], slabs: ByteSlabs): Promise<WrittenRecord[]> {
+  return mapInTurns(records, (record) => ({ json: slabs.write(jsonRecord(shape, record)), xml: slabs.write(xmlChildren(shape, record)) }));
 }
 
 /** Where each record's bytes lie in a list's, in each format, as `joinList` fills them. */

@@ -54,6 +54,8 @@ export interface AppOptions {
   readonly xmlNamespace?: string;
   /** Per-customer series in `/metrics`; totals only when absent. */
   readonly metricsCustomers?: boolean;
+  /** A log line for each request answered; on when absent. */
+  readonly requestLog?: boolean;
   /** The log (createLogger); no log at all when absent. */
   readonly logger?: Logger;
   readonly limits?: ConnectionLimits;
@@ -168,7 +170,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) void app.register(cors, corsOptions(options.corsOrigins));
-  observeRequests(app, metrics);
+  observeRequests(app, metrics, { logLines: options.requestLog ?? true });
   registerOpenApi(app, xmlNamespace);
   // Registered as a plugin so that they load after the document generator, which learns them.
   void app.register(async (routes) => {

@@ -22,37 +22,27 @@ export function pathOf(url: string): string {
 }
 
 /** Bytes of log lines gathered before they are written at once. */
-const BATCH_BYTES = 8 * 1024;
+const BATCH_BYTES = 2 * 1024;
 /** The longest a line waits for its batch to fill. */
 const FLUSH_INTERVAL_MS = 50;
 
 /**
- * Standard output, written asynchronously in batches: under load a write per line cost about a
- * tenth of the throughput of small answers, a write per batch next to nothing. A batch leaves
- * when it is full, or at most FLUSH_INTERVAL_MS after its first line; pino writes what is still
- * pending when the process exits.
+ * Standard output, written in batches of a few lines, each batch in one synchronous write. A write
+ * per line cost about a twentieth of the throughput of small answers. Asynchronous writes cost
+ * more than they saved: each went through the thread pool, which takes turns with the server's
+ * thread on a core of its own, and sonic-boom counts the bytes of the whole pending batch on each
+ * line, so the batches that piled up while a write was under way cost more the longer they grew.
+ * A batch leaves when it is full, at most FLUSH_INTERVAL_MS after its first line, and when the
+ * process exits. A reader of the log slower than the server holds the server back, rather than
+ * letting lines pile up in its memory.
  */
 function standardOutput(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
+  const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES });
   setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+  // flush rather than flushSync: a write that fails with EPIPE ends the log (pino then makes
+  // writes no-ops) where flushSync would retry it for ever.
+  process.once('exit', () => destination.flush());
   return destination;
-}
-
-/**
- * Resolves once the lines logged so far are written, or could not be, or after `timeoutMs`. A
- * server exits through this rather than leaving its last lines to the write pino makes at exit:
- * when the reader of standard output has gone (Ctrl-C on `marquee serve | jq` stops both), that
- * write retries for ever (sonic-boom 4 sleeps and retries a write that failed with EPIPE), while
- * this one fails, and a failed write makes pino stop writing.
- */
-export function logWritten(logger: Logger, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, timeoutMs);
-    logger.flush(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }
 
 export function createLogger(config: LogConfig): Logger {

@@ -1,17 +1,22 @@
 /**
- * One log line and one metrics observation per answered request. The line names the route
- * pattern, never the URL, which may carry anything a client sent.
+ * One metrics observation and, unless switched off, one log line per answered request. The line
+ * names the route pattern, never the URL, which may carry anything a client sent.
  */
 import type { FastifyInstance } from 'fastify';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.js';
 
-export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
+export interface RequestObservation {
+  /** A log line per request; off where the proxy in front logs requests. */
+  readonly logLines: boolean;
+}
+
+export function observeRequests(app: FastifyInstance, metrics: Metrics, { logLines }: RequestObservation): void {
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
     const durationMs = reply.elapsedTime;
     metrics.observe(route, status, durationMs / 1000);
-    request.log.info({ method: request.method, route, status, durationMs, customer: request.customer || undefined }, 'request completed');
+    if (logLines) request.log.info({ method: request.method, route, status, durationMs, customer: request.customer || undefined }, 'request completed');
     done();
   });
 }

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
 import { importFiles } from '../import/import-files.js';
 import { daysToToday } from '../import/seed-dates.js';
-import { createLogger, logWritten } from '../observability/logger.js';
+import { createLogger } from '../observability/logger.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
@@ -35,6 +35,7 @@ export type ServeSettings = Settings<
   | 'trustProxy'
   | 'corsOrigins'
   | 'metricsCustomers'
+  | 'requestLog'
   | 'logLevel'
   | 'requestTimeout'
   | 'headersTimeout'
@@ -61,12 +62,7 @@ export interface RunningServer {
    * timeout, cuts the connections still open after it, then closes the database.
    */
   close(): Promise<void>;
-  /** Resolves once the lines logged so far are written, or could not be; then the process may exit. */
-  logWritten(): Promise<void>;
 }
-
-/** The longest an exiting server waits for its last log lines to be written. */
-const LOG_WRITE_TIMEOUT_MS = 2000;
 
 async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[], today: boolean): Promise<void> {
   if (files.length === 0 || (await loadCatalogueVersion(db, DEFAULT_CUSTOMER)) > 0) return;
@@ -112,7 +108,6 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     if (set.open) app.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
     else app.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
   });
-  const log = createLogger({ level: settings.logLevel });
   const app = buildApp({
     catalogues: live,
     tokens,
@@ -124,7 +119,8 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     corsOrigins: settings.corsOrigins,
     xmlNamespace: settings.xmlNamespace,
     metricsCustomers: settings.metricsCustomers,
-    logger: log,
+    requestLog: settings.requestLog,
+    logger: createLogger({ level: settings.logLevel }),
     limits: settings,
   });
   const graceful = new GracefulClose(app.server);
@@ -179,7 +175,6 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
         await closeDatabases();
       }
     },
-    logWritten: () => logWritten(log, LOG_WRITE_TIMEOUT_MS),
   };
 }
 
@@ -193,16 +188,16 @@ export function closeOnSignals(server: RunningServer): void {
     // Closing the server also closes its idle connections. Letting this turn of the event loop
     // end first lets the server read the requests that arrived with the signal, so that they
     // count as in flight rather than their connections being closed as idle.
-    const exit = (code: number): void => void server.logWritten().then(() => process.exit(code));
     setImmediate(() =>
       server.close().then(
         () => {
           server.app.log.info('stopped');
-          exit(0);
+          // The log's last lines are written as the process exits.
+          process.exit(0);
         },
         (error: unknown) => {
           server.app.log.error({ err: error }, 'shutdown failed');
-          exit(1);
+          process.exit(1);
         },
       ),
     );
