@@ -154,7 +154,7 @@ describe('marquee sync', () => {
     });
     const refused = await runCli(['sync', '--database', local, '--from', refusing]);
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /answered 401 Unauthorized \(check --token\); the catalogue was left as it was/);
+    assert.match(refused.stderr, /answered 401 Unauthorized \(check the token\); the catalogue was left as it was/);
   });
 
   test('a redirect to another origin does not carry the token, and a redirect loop stops', async () => {
@@ -232,7 +232,7 @@ describe('marquee sync', () => {
       const result = await runCli(['sync', '--database', local, '--from', from, '--max-download', '1MB'], { TMPDIR: temporary });
       const seconds = (performance.now() - started) / 1000;
       assert.equal(result.status, 1, result.stderr);
-      assert.match(result.stderr, /\/v4\/film.*: the answer is larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
+      assert.match(result.stderr, /\/v4\/film.*: the answers of one sync are larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
       assert.ok(seconds < 30, `${from}: ${seconds} s`);
       assert.deepEqual(await readdir(temporary), []);
     }
@@ -273,7 +273,7 @@ describe('marquee sync', () => {
 
   test('bad usage is one line naming the flag', async () => {
     for (const [args, expected] of [
-      [['sync'], /^marquee: sync: --from URL is required$/],
+      [['sync'], /^marquee: sync: --from URL or --upstreams FILE is required$/],
       [['sync', '--from', 'ftp://x'], /^marquee: sync: --from must be an http\(s\) URL, got 'ftp:\/\/x'$/],
       [['sync', '--from', 'http://x', '--every', 'often'], /^marquee: sync: --every must be a duration such as 30s, 5m or 1h, got 'often'$/],
       [['sync', '--from', 'http://x', '--retries', 'many'], /^marquee: sync: --retries must be a whole number, got 'many'$/],
