@@ -25,6 +25,8 @@ export interface Recorded {
   readonly at: number;
   /** The status answered; 0 until the answer is sent. */
   status: number;
+  /** Date.now() when its connection was done with it; 0 until then. */
+  ended: number;
 }
 
 export interface TestUpstream {
@@ -45,19 +47,18 @@ export async function upstreamServer(target: string | undefined, intercept: Inte
   const inFlight = { now: 0, most: 0 };
   const upstream: TestUpstream = { url: '', requests, inFlight, intercept };
   const server = createServer((request, response) => {
-    const recorded: Recorded = { path: request.url ?? '/', token: request.headers['veeziaccesstoken'] as string | undefined, at: Date.now(), status: 0 };
+    const recorded: Recorded = { path: request.url ?? '/', token: request.headers['veeziaccesstoken'] as string | undefined, at: Date.now(), status: 0, ended: 0 };
     requests.push(recorded);
     inFlight.now++;
     inFlight.most = Math.max(inFlight.most, inFlight.now);
     response.on('finish', () => (recorded.status = response.statusCode));
-    response.on('close', () => inFlight.now--);
+    response.on('close', () => {
+      inFlight.now--;
+      recorded.ended = Date.now();
+    });
     if (upstream.intercept(request, response)) return;
     if (target === undefined) throw new Error(`nothing answers ${request.url}`);
-    void fetch(target + (request.url ?? '/'), { headers: request.headers as Record<string, string> }).then(async (answer) => {
-      const headers = [...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name));
-      response.writeHead(answer.status, Object.fromEntries(headers));
-      response.end(Buffer.from(await answer.arrayBuffer()));
-    });
+    passOn(target, request, response);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -67,6 +68,23 @@ export async function upstreamServer(target: string | undefined, intercept: Inte
     return new Promise((resolve) => server.close(resolve));
   });
   return Object.assign(upstream, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+}
+
+/** Answers `request` as `target` does, headers and all. */
+function passOn(target: string, request: IncomingMessage, response: ServerResponse): void {
+  void fetch(target + (request.url ?? '/'), { headers: request.headers as Record<string, string> }).then(async (answer) => {
+    const headers = [...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name));
+    response.writeHead(answer.status, Object.fromEntries(headers));
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+}
+
+/** Answers as `target` does, each answer `ms` late. */
+export function slowly(target: string, ms: number): Intercept {
+  return (request, response) => {
+    setTimeout(() => passOn(target, request, response), ms);
+    return true;
+  };
 }
 
 /** Ways an upstream fails, for `intercept`. */
