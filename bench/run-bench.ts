@@ -20,10 +20,11 @@
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000 --plain-sizes 1000
  *                      --memory-films 1000,5000,20000 --memory-database postgres://…/scratch]
  *
- * With `--scale` it measures a server with many customers instead (scale.ts).
+ * With `--scale` it measures a server with many customers instead (scale.ts); with `--sync`, one
+ * sync process mirroring many cinemas (sync.ts).
  */
 import type { ChildProcess } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -56,6 +57,7 @@ import {
 import { measureMemory } from './memory.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
 import { benchScale } from './scale.js';
+import { benchSync } from './sync.js';
 
 const PLAIN_APP = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
 
@@ -82,6 +84,14 @@ const { values: options } = parseArgs({
     'scale-database': { type: 'string' },
     'scale-seconds': { type: 'string', default: '30' },
     'cache-memory': { type: 'string', default: '512MiB' },
+    sync: { type: 'boolean', default: false },
+    'sync-customers': { type: 'string', default: '1000' },
+    'sync-films': { type: 'string', default: '400' },
+    'sync-sessions': { type: 'string', default: '300' },
+    'sync-database': { type: 'string' },
+    'sync-minutes': { type: 'string', default: '5' },
+    'sync-concurrency': { type: 'string', default: '8' },
+    'sync-per-host': { type: 'string', default: '8' },
   },
 });
 const ROUNDS: Rounds = { duration: Number(options.duration), rounds: Number(options.rounds), connections: Number(options.connections) };
@@ -92,47 +102,6 @@ const SIZES = sizeList(options.sizes);
 const PLAIN_SIZES = sizeList(options['plain-sizes']);
 
 const AUTHENTICATED = 'one film, token';
-
-/**
- * The demo cinema's site, screens and attributes, and one session of each film, so that the
- * session list is as long as the film list.
- */
-async function writeProgramme(directory: string, films: number): Promise<void> {
-  for (const name of ['site', 'screens', 'attributes']) await copyFile(join(ROOT, 'demo', `${name}.json`), join(directory, `${name}.json`));
-  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
-  const sessions = Array.from({ length: films }, (_, index) => {
-    const start = Date.UTC(2030, 0, 1) + index * 3_600_000;
-    return {
-      Id: index + 1,
-      FilmId: syntheticFilmId(index),
-      FilmPackageId: null,
-      Title: `Session ${index + 1}`,
-      ScreenId: 1 + (index % 3),
-      Seating: 'Allocated',
-      AreComplimentariesAllowed: index % 2 === 0,
-      ShowType: 'Public',
-      SalesVia: ['WWW', 'POS', 'KIOSK'],
-      Status: 'Open',
-      PreShowStartTime: at(start),
-      SalesCutOffTime: at(start + 1_800_000),
-      TicketsSoldOut: false,
-      FewTicketsLeft: index % 7 === 0,
-      FeatureStartTime: at(start + 900_000),
-      FeatureEndTime: at(start + 6_300_000),
-      CleanupEndTime: at(start + 7_200_000),
-      SeatsAvailable: 100 + (index % 50),
-      SeatsHeld: index % 3,
-      SeatsHouse: 6,
-      SeatsSold: index % 90,
-      FilmFormat: '2D Digital',
-      PriceCardName: index % 2 === 0 ? 'Evening' : 'Matinee',
-      Attributes: index % 4 === 0 ? ['0000000001'] : [],
-      AudioLanguage: 'English',
-      Url: `https://tickets.marquee.example/sessions/${index + 1}`,
-    };
-  });
-  await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
-}
 
 /** Starts the plain fastify app or the floor on the catalogue Marquee serves, and checks that it answers each scenario alike. */
 async function startFastifyApp(baseline: FastifyApp, catalogue: string, logFile: string, scenarios: readonly Scenario[]): Promise<ChildProcess> {
@@ -156,8 +125,8 @@ interface SizeParts {
 async function benchSize(films: number, work: string, parts: SizeParts): Promise<SizeResult> {
   const catalogue = join(work, `catalogue-${films}`);
   const database = join(work, `marquee-${films}.db`);
-  await writeSyntheticCatalogue({ films, directory: catalogue });
-  await writeProgramme(catalogue, films);
+  // The demo cinema's site, screens and attributes, and a session of each film: the session list is as long as the film list.
+  await writeSyntheticCatalogue({ films, directory: catalogue, sessions: films });
   runCli(['import', '--database', database, catalogue]);
 
   const server = await startMarquee(database, join(work, `server-${films}.log`));
@@ -265,7 +234,17 @@ async function main(): Promise<void> {
   }
 }
 
-if (options.scale) {
+if (options.sync) {
+  await benchSync({
+    customers: Number(options['sync-customers']),
+    films: Number(options['sync-films']),
+    sessions: Number(options['sync-sessions']),
+    database: options['sync-database'],
+    minutes: Number(options['sync-minutes']),
+    concurrency: Number(options['sync-concurrency']),
+    perHost: Number(options['sync-per-host']),
+  });
+} else if (options.scale) {
   await benchScale(
     {
       customers: Number(options['scale-customers']),

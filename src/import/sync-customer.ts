@@ -172,18 +172,18 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
 }
 
 /**
- * The original service's film list leaves DisplaySequence out (its single-film answer has it):
- * each film without one is read on its own, and the list is written again with it.
+ * The original service's film list leaves DisplaySequence out of every film (its single-film
+ * answer has it): then each film without one is read on its own, and the list is written again
+ * with it. Its first film tells; a list that has it there is taken as it is, and the import
+ * refuses a film further on that lacks it.
  */
 async function completeFilms(file: string, list: string, request: SyncRequest, budget: WriteBudget, directory: string): Promise<void> {
   const lacksSequence = (read: ReadRecord): read is ReadRecord & { kind: 'film' } =>
     read.kind === 'film' && read.raw['DisplaySequence'] === undefined && typeof read.raw['Id'] === 'string';
   let incomplete = false;
   for await (const read of readRecords(createReadStream(file), list, 'film')) {
-    if (lacksSequence(read)) {
-      incomplete = true;
-      break;
-    }
+    incomplete = lacksSequence(read);
+    break;
   }
   if (!incomplete) return;
   const single = join(directory, 'film.json');

@@ -79,7 +79,7 @@ const DATABASE_RETRY_MS = 5000;
 const LONGEST_LEASE_MS = 30_000;
 
 /** One line that says why a sync failed, never holding a token: the upstream's address, the rule its data broke. */
-export function describeFailure(error: unknown): string {
+function describeFailure(error: unknown): string {
   if (error instanceof InvalidImportError) {
     const [first] = error.problems;
     const more = error.problemCount - 1;
@@ -124,9 +124,9 @@ export class SyncFleet {
   }
 
   /**
-   * Takes up a list of upstreams: a new customer, or one whose upstream moved, is due at once,
-   * as is one whose token changed (it may be the fix of a refused one); one no longer listed is
-   * no longer synced (its catalogue stays as it is).
+   * Takes up a list of upstreams: a customer never synced, or whose upstream moved, is due at
+   * once, as is one whose token changed (it may be the fix of a refused one); others keep their
+   * schedule; one no longer listed is no longer synced (its catalogue stays as it is).
    */
   async setUpstreams(upstreams: readonly Upstream[]): Promise<void> {
     const next = new Map(upstreams.map((upstream) => [upstream.customer, upstream]));

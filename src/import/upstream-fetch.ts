@@ -26,6 +26,9 @@ export class TransientSyncError extends SyncError {
   }
 }
 
+/** Bytes gathered into one write of a temporary file. */
+const WRITE_BYTES = 256 * 1024;
+
 /**
  * What one sync may write to its temporary files, answers and the files made from them alike:
  * `--max-download`. Counted as bytes arrive, so that a sync stops the moment it passes.
@@ -50,16 +53,29 @@ export class WriteBudget {
     return new SyncError(`${url}: the answers of one sync are larger than ${this.limit.text}, the limit of --max-download (MARQUEE_MAX_DOWNLOAD)`);
   }
 
-  /** Writes `chunks` to `file`, counted. writeFile closes the file before it settles, failure or not. */
+  /**
+   * Writes `chunks` to `file`, counted, gathered into writes of WRITE_BYTES: a write per chunk (a
+   * record, or what the network brought) cost more than the parsing. writeFile closes the file
+   * before it settles, failure or not.
+   */
   async write(file: string, chunks: AsyncIterable<string | Uint8Array>, url: string): Promise<void> {
-    const count = (chunk: string | Uint8Array): void => this.take(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length, url);
-    async function* counted(): AsyncGenerator<string | Uint8Array> {
+    const take = (bytes: number): void => this.take(bytes, url);
+    async function* gathered(): AsyncGenerator<Buffer> {
+      let pending: Buffer[] = [];
+      let bytes = 0;
       for await (const chunk of chunks) {
-        count(chunk);
-        yield chunk;
+        const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+        take(buffer.length);
+        pending.push(buffer);
+        bytes += buffer.length;
+        if (bytes < WRITE_BYTES) continue;
+        yield Buffer.concat(pending, bytes);
+        pending = [];
+        bytes = 0;
       }
+      if (bytes > 0) yield Buffer.concat(pending, bytes);
     }
-    await writeFile(file, counted());
+    await writeFile(file, gathered());
   }
 }
 

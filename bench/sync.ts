@@ -1,0 +1,239 @@
+/**
+ * `npm run bench -- --sync`: one sync process mirroring many cinemas from an upstream on this
+ * machine, another Marquee holding them with a token each (a fair stand-in for Veezi), into a
+ * downstream database that a server reads meanwhile.
+ *
+ * The upstream database (a SQLite file in WORK) is provisioned as an operator would, once, and
+ * used again by later runs: `npm run gen -- --customers N --films M --sessions S`, `marquee
+ * import --customers-from` and `marquee token create --customers-from`. The downstream database
+ * (`--sync-database`, a SQLite file in WORK by default) is emptied at every run. Then:
+ *
+ * 1. first sync: `marquee sync --upstreams FILE --every 15m --sessions-every 1m` starts on an empty
+ *    downstream database, both cores to share with the upstream server; timed until every cinema
+ *    has been synced once;
+ * 2. steady state, for `--sync-minutes`: the upstream server and the sync on core 1 with this
+ *    process, a downstream `marquee serve` on core 0 asked by clients for random cinemas'
+ *    sessions and films. Half a minute in, one session of every cinema changes upstream (its
+ *    seats), imported cinema after cinema; each cinema's change is then asked for downstream
+ *    until it is served, and timed from its commit upstream.
+ *
+ * The sync's CPU time is read from /proc over the steady state, and its resident memory every
+ * 250 ms throughout. Node.js runs the sync with 16 MB semi-spaces, as the README advises.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { syntheticFilmId, syntheticSession } from '../scripts/generate-catalogue.js';
+import { importFiles } from '../src/import/import-files.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
+import { beginRun, MACHINE, MARQUEE, MARQUEE_PORT, requireTool, rssMegabytes, startMarquee, stop, writeResults } from './harness.js';
+import type { LatencySpread, RunHeader } from './results.js';
+import { emptyDatabase, formatSpread, get, ONE_CORE_NODE_FLAGS, provision, provisioned, spread, tokenHeader, WORK, type Customer } from './scale.js';
+
+export interface SyncBenchOptions {
+  readonly customers: number;
+  readonly films: number;
+  readonly sessions: number;
+  /** The downstream database: a SQLite file or a scratch postgres:// database; a SQLite file in WORK when undefined. */
+  readonly database: string | undefined;
+  /** How long the steady state is measured. */
+  readonly minutes: number;
+  readonly concurrency: number;
+  readonly perHost: number;
+}
+
+export interface SyncBenchResults extends RunHeader {
+  readonly sync: {
+    readonly customers: number;
+    readonly films: number;
+    readonly sessions: number;
+    readonly database: 'sqlite' | 'postgres';
+    readonly concurrency: number;
+    readonly perHost: number;
+    /** From starting the sync until every cinema had been synced once, and the sync's CPU time meanwhile. */
+    readonly firstSync: { readonly seconds: number; readonly cpuSeconds: number };
+    /** The steady state: its length, the sync's CPU time over it (in cores: seconds of CPU a second), and the failures it logged. */
+    readonly steady: { readonly seconds: number; readonly cpuCores: number; readonly failureLines: number };
+    /** From each cinema's change committed upstream until the downstream server answered with it. */
+    readonly changeServed: LatencySpread & { readonly cinemas: number; readonly served: number; readonly changingSeconds: number };
+    /** The sync's resident memory, at most, over the whole run. */
+    readonly maxRssMb: number;
+    /** The downstream server's answers to the clients over the steady state. */
+    readonly server: { readonly requests: number; readonly latency: LatencySpread; readonly failures: number };
+  };
+}
+
+const UPSTREAM_PORT = 18_183;
+/** The sync is told its failures on standard error, one line each. */
+const FAILURE_LINE = /^sync: customer '/;
+/** Clients asking the downstream server, each pausing between an answer and its next request. */
+const CLIENTS = 4;
+const CLIENT_PAUSE_MS = 5;
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, the 14th and 15th fields, the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+const pin = (pid: number, core: number): void => void spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const randomIndex = (length: number): number => Math.floor(Math.random() * length);
+
+/** Starts a Marquee command with 16 MB semi-spaces, its lines told to `onLine`. */
+function startNode(args: readonly string[], onLine: (line: string) => void = () => {}): ChildProcess {
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', MARQUEE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream as NodeJS.ReadableStream }).on('line', onLine);
+  return child;
+}
+
+async function waitUntilAnswering(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (await fetch(url).then((answer) => answer.ok, () => false)) return;
+    await sleep(50);
+  }
+  throw new Error(`${url} never answered`);
+}
+
+/** Changes every cinema's first session upstream, cinema after cinema, noting in `committed` when each change committed. */
+async function changeEverySession(database: string, customers: readonly Customer[], films: number, seats: number, run: string, committed: Map<string, number>): Promise<void> {
+  const file = join(run, 'changed-session.json');
+  await writeFile(file, JSON.stringify({ ...syntheticSession(0, films), SeatsAvailable: seats }));
+  const db = await openDatabase(parseDatabaseSpec(database));
+  try {
+    for (const { key } of customers) {
+      await importFiles(db, { customer: key, files: [file], replace: false });
+      committed.set(key, performance.now());
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Asks each cinema whose change has committed for its first session, pass after pass, until it is
+ * served with its new seats; when each was, by cinema.
+ */
+async function watchChanges(readers: readonly Customer[], seats: number, committed: ReadonlyMap<string, number>, deadline: number): Promise<Map<string, number>> {
+  const served = new Map<string, number>();
+  while (served.size < readers.length && performance.now() < deadline) {
+    for (const reader of readers) {
+      if (served.has(reader.key) || !committed.has(reader.key)) continue;
+      const answer = await fetch(`http://127.0.0.1:${MARQUEE_PORT}/v1/session/1`, { headers: tokenHeader(reader) });
+      if (((await answer.json()) as { SeatsAvailable?: number }).SeatsAvailable === seats) served.set(reader.key, performance.now());
+    }
+    await sleep(100);
+  }
+  return served;
+}
+
+export async function benchSync(options: SyncBenchOptions): Promise<void> {
+  requireTool('taskset', 'apt-get install util-linux');
+  await mkdir(WORK, { recursive: true });
+  const provisioning = { customers: options.customers, films: options.films, sessions: options.sessions };
+  const upstreamDatabase = join(WORK, `sync-upstream-${options.customers}x${options.films}x${options.sessions}.db`);
+  const upstreamTokens = `${upstreamDatabase}.tokens`;
+  let customers = await provisioned(upstreamDatabase, upstreamTokens, provisioning);
+  if (customers === undefined) {
+    await provision(upstreamDatabase, upstreamTokens, provisioning);
+    customers = await provisioned(upstreamDatabase, upstreamTokens, provisioning);
+    if (customers === undefined) throw new Error(`${upstreamDatabase} does not hold the customers provisioned`);
+  } else {
+    console.log(`${upstreamDatabase} holds these cinemas already (tokens in ${upstreamTokens}): not provisioned again`);
+  }
+  const downstream = options.database ?? join(WORK, 'sync-downstream.db');
+  const kind = parseDatabaseSpec(downstream).kind;
+  await emptyDatabase(downstream);
+  const run = join(WORK, 'sync-run');
+  await mkdir(run, { recursive: true });
+  const keys = join(run, 'customers.txt');
+  await writeFile(keys, `${customers.map(({ key }) => key).join('\n')}\n`);
+  const issued = spawnSync(process.execPath, [MARQUEE, 'token', 'create', '--database', downstream, '--customers-from', keys], { encoding: 'utf8', maxBuffer: 2 ** 30 });
+  if (issued.status !== 0) throw new Error(`token create failed: ${issued.stderr}`);
+  const downstreamTokens = new Map(issued.stdout.trim().split('\n').map((line) => line.split('\t') as [string, string]));
+  const readers: Customer[] = customers.map(({ key }) => ({ key, token: downstreamTokens.get(key) ?? '' }));
+  const upstreams = join(run, 'upstreams.tsv');
+  await writeFile(upstreams, customers.map(({ key, token }) => `${key}\thttp://127.0.0.1:${UPSTREAM_PORT}\t${token}`).join('\n') + '\n');
+
+  console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
+  const runStarted = beginRun();
+  const upstream = startNode(['serve', '--database', upstreamDatabase, '--port', String(UPSTREAM_PORT), '--cache-memory', '2GiB', '--log-level', 'warn']);
+  const children: ChildProcess[] = [upstream];
+  const agent = new Agent({ keepAlive: true });
+  try {
+    await waitUntilAnswering(`http://127.0.0.1:${UPSTREAM_PORT}/readyz`);
+    const synced = new Set<string>();
+    let failureLines = 0;
+    const started = performance.now();
+    const sync = startNode(
+      ['sync', '--database', downstream, '--upstreams', upstreams, '--every', '15m', '--sessions-every', '1m', '--concurrency', String(options.concurrency), '--per-host', String(options.perHost)],
+      (line) => {
+        const customer = /^Synced customer '([^']+)'/.exec(line)?.[1];
+        if (customer !== undefined) synced.add(customer);
+        else if (FAILURE_LINE.test(line)) failureLines++;
+      },
+    );
+    children.push(sync);
+    const pid = sync.pid as number;
+    let maxRssMb = 0;
+    const sampler = setInterval(() => void rssMegabytes(pid).then((mb) => (maxRssMb = Math.max(maxRssMb, mb)), () => {}), 250);
+    while (synced.size < customers.length) {
+      if (performance.now() - started > 20 * 60_000) throw new Error(`only ${synced.size} cinemas synced in 20 minutes`);
+      await sleep(250);
+    }
+    const firstSync = { seconds: (performance.now() - started) / 1000, cpuSeconds: await cpuSeconds(pid) };
+    console.log(`first sync of ${customers.length} cinemas: ${firstSync.seconds.toFixed(1)} s, the sync's CPU ${firstSync.cpuSeconds.toFixed(1)} s, its RSS at most ${maxRssMb.toFixed(0)} MB; ${failureLines} failures logged`);
+
+    // The steady state: the server under measure has core 0 to itself.
+    for (const child of [upstream, sync]) pin(child.pid as number, 1);
+    pin(process.pid, 1);
+    const server = await startMarquee(downstream, join(run, 'server.log'), ['--cache-memory', '2GiB'], ONE_CORE_NODE_FLAGS);
+    children.push(server.process);
+    const steadyStarted = performance.now();
+    const steadyCpu = await cpuSeconds(pid);
+    const failuresBefore = failureLines;
+    const answers: { status: number; ms: number }[] = [];
+    const until = steadyStarted + options.minutes * 60_000;
+    const clients = Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < until) {
+        const reader = readers[randomIndex(readers.length)] as Customer;
+        const path = [`/v1/session/${1 + randomIndex(options.sessions)}`, `/v4/film/${syntheticFilmId(randomIndex(options.films))}`, '/v1/session'][randomIndex(3)] as string;
+        answers.push(await get(agent, path, tokenHeader(reader)));
+        await sleep(CLIENT_PAUSE_MS);
+      }
+    });
+    await sleep(30_000);
+    // Seats no run before this one left.
+    const seats = 1 + (Math.floor(Date.now() / 1000) % 100_000);
+    const committed = new Map<string, number>();
+    const changingStarted = performance.now();
+    const changes = changeEverySession(upstreamDatabase, customers, options.films, seats, run, committed);
+    const watching = watchChanges(readers, seats, committed, until);
+    await changes;
+    const changingSeconds = (performance.now() - changingStarted) / 1000;
+    console.log(`changed one session of each of ${committed.size} cinemas upstream in ${changingSeconds.toFixed(1)} s`);
+    const served = await watching;
+    await Promise.all(clients);
+    const steady = { seconds: (performance.now() - steadyStarted) / 1000, cpuCores: 0, failureLines: failureLines - failuresBefore };
+    steady.cpuCores = ((await cpuSeconds(pid)) - steadyCpu) / steady.seconds;
+    clearInterval(sampler);
+    const latencies = [...served].map(([key, at]) => (at - (committed.get(key) ?? at)) / 1000);
+    const changeServed = { ...spread(latencies.map((seconds) => seconds * 1000)), cinemas: committed.size, served: served.size, changingSeconds };
+    const serverFigures = { requests: answers.length, latency: spread(answers.map((answer) => answer.ms)), failures: answers.filter((answer) => answer.status !== 200).length };
+    console.log(`steady state of ${steady.seconds.toFixed(0)} s: the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core; ${steady.failureLines} failures logged`);
+    console.log(`each change served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served.size} of ${committed.size} served`);
+    console.log(`the sync's RSS at most ${maxRssMb.toFixed(0)} MB over the whole run`);
+    console.log(`the server, asked by ${CLIENTS} clients meanwhile: ${serverFigures.requests} answers, ${formatSpread(serverFigures.latency)}, ${serverFigures.failures} other than 200`);
+    const results: SyncBenchResults = {
+      ...runStarted.header(),
+      sync: { ...provisioning, database: kind, concurrency: options.concurrency, perHost: options.perHost, firstSync, steady, changeServed, maxRssMb, server: serverFigures },
+    };
+    console.log(`results written to ${await writeResults(runStarted.started, results, `sync-${kind}`)}`);
+  } finally {
+    agent.destroy();
+    for (const child of children.reverse()) await stop(child);
+  }
+}
