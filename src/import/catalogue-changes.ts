@@ -9,7 +9,7 @@ import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../cat
 import { jsonRecord } from '../formats/json-writer.js';
 import type { RecordKind } from '../formats/record-kinds.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
-import { loadPackages, readFilmPages } from '../store/catalogue-repository.js';
+import { loadFilmIds, loadPackages, readFilmPages } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, loadRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 
@@ -107,10 +107,16 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
   return references;
 }
 
-/** Digests of the stored catalogue, films read page by page. */
-export async function trackChanges(db: SqlClient, customer: string): Promise<CatalogueChanges> {
+/**
+ * Digests of the stored catalogue, films read page by page. Films are digested only when the
+ * input may hold some (`kinds`): otherwise their ids are all an import needs, and a catalogue's
+ * films are most of its records.
+ */
+export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>): Promise<CatalogueChanges> {
   const films = new Map<string, string>();
-  for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
+  if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
+  // Never compared: no film comes in.
+  else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
   const packages = await loadPackages(db, customer);
   const sessions = await loadRecords(db, PROGRAMME_TABLES.session, customer);
   const [site] = await loadRecords(db, PROGRAMME_TABLES.site, customer);

@@ -10,7 +10,7 @@ import { access, constants, stat } from 'node:fs/promises';
 import { ImportCheck } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { DEFAULT_MAX_PROBLEMS, UnreadableInputError, type Problem, type ProblemList } from '../catalogue/problems.js';
-import { describeValue } from '../catalogue/raw-record.js';
+import { describeValue, type RawRecord } from '../catalogue/raw-record.js';
 import { RECORD_KINDS } from '../formats/record-kinds.js';
 import { readRecords, type RecordKind } from '../formats/record-readers.js';
 import { bumpCatalogueVersion, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
@@ -19,8 +19,12 @@ import type { SqlClient } from '../store/sql-client.js';
 import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
-/** A file to import by its path, or with the name problems give it and the kind of record it must hold. */
-export type ImportFile = string | { readonly path: string; readonly name: string; readonly kind: RecordKind };
+/**
+ * A file to import by its path, or with the name problems give it and the kind of record it must
+ * hold, and what completes each of its records before it is checked (a session's Url, taken from
+ * elsewhere).
+ */
+export type ImportFile = string | { readonly path: string; readonly name: string; readonly kind: RecordKind; readonly complete?: (raw: RawRecord) => RawRecord };
 
 export interface ImportOptions {
   readonly customer: string;
@@ -108,6 +112,7 @@ interface SizedFile {
   readonly path: string;
   readonly name: string;
   readonly kind: RecordKind | undefined;
+  readonly complete: ((raw: RawRecord) => RawRecord) | undefined;
   readonly bytes: number;
 }
 
@@ -115,8 +120,8 @@ interface SizedFile {
 async function sizedFiles(files: readonly ImportFile[]): Promise<SizedFile[]> {
   const sized: SizedFile[] = [];
   for (const file of files) {
-    const { path, name, kind } = typeof file === 'string' ? { path: file, name: file, kind: undefined } : file;
-    sized.push({ path, name, kind, bytes: await fileSize(path) });
+    const { path, name, kind, complete } = typeof file === 'string' ? { path: file, name: file, kind: undefined, complete: undefined } : file;
+    sized.push({ path, name, kind, complete, bytes: await fileSize(path) });
   }
   return sized;
 }
@@ -136,7 +141,8 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   const replaced = options.replace === true ? EVERY_KIND : options.replace === false ? new Set<RecordKind>() : options.replace;
   const write = options.dryRun !== true;
   const check = new ImportCheck(options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
-  const changes = await trackChanges(tx, customer);
+  const kinds = files.every((file) => file.kind !== undefined) ? new Set(files.map((file) => file.kind as RecordKind)) : EVERY_KIND;
+  const changes = await trackChanges(tx, customer, kinds);
 
   let films: Film[] = [];
   // The other records are fewer and may name records further on in the input, so they are
@@ -156,7 +162,7 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   };
 
   let records = 0;
-  for (const { path, name: file, kind: expected, bytes: fileBytes } of files) {
+  for (const { path, name: file, kind: expected, complete = (raw: RawRecord) => raw, bytes: fileBytes } of files) {
     const chunks = readCounting(path, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
     let record = 0;
     for await (const read of readRecords(chunks, file, expected)) {
@@ -164,15 +170,18 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
       const source = { file, record: ++record };
       if (read.kind === 'misfit') {
         check.problems.add({ ...source, id: undefined, field: '', rule: read.reason, value: describeValue(read.raw) });
-      } else if (read.kind === 'film') {
-        keep(films, changes.films, check.film(source, read.raw), (film) => film.id);
+        continue;
+      }
+      const raw = complete(read.raw);
+      if (read.kind === 'film') {
+        keep(films, changes.films, check.film(source, raw), (film) => film.id);
         if (films.length >= FILMS_PER_BATCH) await flushFilms();
-      } else if (read.kind === 'package') keep(packages, changes.packages, check.package(source, read.raw), (p) => p.id);
-      else if (read.kind === 'screen') keep(screens, changes.screens, check.screen(source, read.raw), (screen) => screen.id);
-      else if (read.kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, read.raw), (attribute) => attribute.id);
-      else if (read.kind === 'site') keep(sites, changes.site, check.site(source, read.raw), () => SITE_KEY);
+      } else if (read.kind === 'package') keep(packages, changes.packages, check.package(source, raw), (p) => p.id);
+      else if (read.kind === 'screen') keep(screens, changes.screens, check.screen(source, raw), (screen) => screen.id);
+      else if (read.kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, raw), (attribute) => attribute.id);
+      else if (read.kind === 'site') keep(sites, changes.site, check.site(source, raw), () => SITE_KEY);
       else {
-        const session = check.session(source, read.raw);
+        const session = check.session(source, raw);
         keep(sessions, changes.sessions, session && moveSession(session, options.moveSessionsByDays ?? 0), (s) => s.id);
       }
     }

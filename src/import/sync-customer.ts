@@ -15,7 +15,7 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rawToJson, type RawValue } from '../catalogue/raw-record.js';
+import { rawToJson, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
 import type { ByteSize } from '../config.js';
 import type { RecordKind } from '../formats/record-kinds.js';
 import { readRecords, type ReadRecord } from '../formats/record-readers.js';
@@ -153,11 +153,8 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
     for (const { list, answers, files: [file, webFile], urls: [url, webUrl] } of changes) {
       if (answers[0]?.status !== 'written' || file === undefined || url === undefined) continue;
       if (list.kind === 'film') await completeFilms(file, url, request, budget, directory);
-      if (list.kind === 'session') {
-        const webSessions = answers[1]?.status === 'written' && webFile !== undefined && webUrl !== undefined ? { file: webFile, url: webUrl } : undefined;
-        await addUrls(file, url, webSessions, budget);
-      }
-      files.push({ path: file, name: url, kind: list.kind });
+      const webSessions = list.kind === 'session' && answers[1]?.status === 'written' && webFile !== undefined && webUrl !== undefined ? { file: webFile, url: webUrl } : undefined;
+      files.push({ path: file, name: url, kind: list.kind, ...(list.kind === 'session' ? { complete: await withUrls(webSessions) } : {}) });
     }
     const kinds = changes.map(({ list }) => list.kind);
     return await db.transaction(async (tx) => {
@@ -208,23 +205,13 @@ async function completeFilms(file: string, list: string, request: SyncRequest, b
   await rename(`${file}.complete`, file);
 }
 
-/** Writes each session of `file` again with the Url of its web session, or null where it has none. */
-async function addUrls(file: string, list: string, webSessions: { readonly file: string; readonly url: string } | undefined, budget: WriteBudget): Promise<void> {
+/** What gives each session the Url of its web session, or null where it has none. */
+async function withUrls(webSessions: { readonly file: string; readonly url: string } | undefined): Promise<(raw: RawRecord) => RawRecord> {
   const urls = new Map<string, RawValue>();
   if (webSessions !== undefined) {
     for await (const read of readRecords(createReadStream(webSessions.file), webSessions.url, 'session')) {
       if (read.kind === 'session' && read.raw['Id'] !== undefined && read.raw['Url'] !== undefined) urls.set(rawToJson(read.raw['Id']), read.raw['Url']);
     }
   }
-  async function* completed(): AsyncGenerator<string> {
-    let separator = '[';
-    for await (const read of readRecords(createReadStream(file), list, 'session')) {
-      const record = read.kind === 'misfit' ? read.raw : { ...read.raw, Url: urls.get(read.raw['Id'] === undefined ? '' : rawToJson(read.raw['Id'])) ?? null };
-      yield `${separator}${rawToJson(record)}`;
-      separator = ',';
-    }
-    yield separator === '[' ? '[]' : ']';
-  }
-  await budget.write(`${file}.complete`, completed(), list);
-  await rename(`${file}.complete`, file);
+  return (raw) => ({ ...raw, Url: urls.get(raw['Id'] === undefined ? '' : rawToJson(raw['Id'])) ?? null });
 }

@@ -165,6 +165,12 @@ export async function* readFilmPages(db: SqlClient, customer: string): AsyncGene
   }
 }
 
+/** The ids of the customer's films, for an import that holds none but must know which exist. */
+export async function loadFilmIds(db: SqlClient, customer: string): Promise<string[]> {
+  const rows = await db.queryArrays<[string]>('SELECT id FROM film WHERE customer = ?', [customer]);
+  return rows.map(([id]) => id);
+}
+
 export async function loadPackages(db: SqlClient, customer: string): Promise<FilmPackage[]> {
   const packageRows = await db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]);
   const packageFilmRows = await db.query<PackageFilmRow>(
