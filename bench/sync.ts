@@ -22,6 +22,7 @@
  * 250 ms throughout. Node.js runs the sync with 16 MB semi-spaces, as the README advises.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
@@ -57,6 +58,15 @@ export interface SyncBenchResults extends RunHeader {
     readonly firstSync: { readonly seconds: number; readonly cpuSeconds: number };
     /** The steady state: its length, the sync's CPU time over it (in cores: seconds of CPU a second), and the failures it logged. */
     readonly steady: { readonly seconds: number; readonly cpuCores: number; readonly failureLines: number };
+    /**
+     * From each cinema's change committed upstream until the upstream server published it (its
+     * log): the stand-in's own delay, which a Veezi site would not have.
+     */
+    readonly changeMadeUpstream: LatencySpread & { readonly published: number };
+    /** From the upstream publishing each change until the sync had written it downstream (the sync's log line). */
+    readonly changeWritten: LatencySpread & { readonly written: number };
+    /** From the upstream publishing each change until the downstream server answered with it. */
+    readonly changeServedAfterUpstream: LatencySpread;
     /** From each cinema's change committed upstream until the downstream server answered with it. */
     readonly changeServed: LatencySpread & { readonly cinemas: number; readonly served: number; readonly changingSeconds: number };
     /** The sync's resident memory, at most, over the whole run. */
@@ -83,6 +93,28 @@ async function cpuSeconds(pid: number): Promise<number> {
 const pin = (pid: number, core: number): void => void spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomIndex = (length: number): number => Math.floor(Math.random() * length);
+
+/**
+ * When the upstream server first published each cinema's catalogue as changed: its first
+ * "catalogue published" after the change committed, of a version above any it had published
+ * before. Times are performance.now() of this process.
+ */
+async function publishedAfter(logFile: string, committed: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const builds = new Map<string, { readonly at: number; readonly version: number }[]>();
+  for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
+    if (!line.includes('"msg":"catalogue published"')) continue;
+    const { customer, version, time } = JSON.parse(line) as { customer: string; version: number; time: number };
+    builds.set(customer, [...(builds.get(customer) ?? []), { at: time - performance.timeOrigin, version }]);
+  }
+  const published = new Map<string, number>();
+  for (const [customer, at] of committed) {
+    const all = builds.get(customer) ?? [];
+    const before = Math.max(0, ...all.filter((build) => build.at < at).map((build) => build.version));
+    const first = all.find((build) => build.at >= at && build.version > before);
+    if (first !== undefined) published.set(customer, first.at);
+  }
+  return published;
+}
 
 /** Starts a Marquee command with 16 MB semi-spaces, its lines told to `onLine`. */
 function startNode(args: readonly string[], onLine: (line: string) => void = () => {}): ChildProcess {
@@ -161,12 +193,17 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
 
   console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
   const runStarted = beginRun();
-  const upstream = startNode(['serve', '--database', upstreamDatabase, '--port', String(UPSTREAM_PORT), '--cache-memory', '2GiB', '--log-level', 'warn']);
+  const upstreamLog = join(run, 'upstream.log');
+  const upstreamLines = createWriteStream(upstreamLog);
+  const upstream = startNode(['serve', '--database', upstreamDatabase, '--port', String(UPSTREAM_PORT), '--cache-memory', '2GiB'], (line) => upstreamLines.write(`${line}\n`));
   const children: ChildProcess[] = [upstream];
   const agent = new Agent({ keepAlive: true });
   try {
     await waitUntilAnswering(`http://127.0.0.1:${UPSTREAM_PORT}/readyz`);
     const synced = new Set<string>();
+    /** When the sync wrote each cinema's changed session, once the changes have begun. */
+    const written = new Map<string, number>();
+    let changesBegun = false;
     let failureLines = 0;
     const started = performance.now();
     const sync = startNode(
@@ -175,6 +212,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
         const customer = /^Synced customer '([^']+)'/.exec(line)?.[1];
         if (customer !== undefined) synced.add(customer);
         else if (FAILURE_LINE.test(line)) failureLines++;
+        if (customer !== undefined && changesBegun && line.includes(': sessions 0 added, 1 changed')) written.set(customer, performance.now());
       },
     );
     children.push(sync);
@@ -216,6 +254,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     const seats = 1 + (Math.floor(Date.now() / 1000) % 100_000);
     const committed = new Map<string, number>();
     const changingStarted = performance.now();
+    changesBegun = true;
     const changes = changeEverySession(upstreamDatabase, customers, options.films, seats, run, committed);
     const watching = watchChanges(readers, seats, committed, until);
     await changes;
@@ -226,16 +265,27 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     const steady = { seconds: (performance.now() - steadyStarted) / 1000, cpuCores: 0, failureLines: failureLines - failuresBefore };
     steady.cpuCores = ((await cpuSeconds(pid)) - steadyCpu) / steady.seconds;
     clearInterval(sampler);
-    const latencies = [...served].map(([key, at]) => (at - (committed.get(key) ?? at)) / 1000);
-    const changeServed = { ...spread(latencies.map((seconds) => seconds * 1000)), cinemas: committed.size, served: served.size, changingSeconds };
+    const sinceCommit = (times: ReadonlyMap<string, number>): number[] => [...times].map(([key, at]) => at - (committed.get(key) ?? at));
+    const upstreamPublished = await publishedAfter(upstreamLog, committed);
+    const sinceUpstream = (times: ReadonlyMap<string, number>): number[] => [...times].flatMap(([key, at]) => {
+      const published = upstreamPublished.get(key);
+      return published === undefined ? [] : [at - published];
+    });
+    const changeMadeUpstream = { ...spread(sinceCommit(upstreamPublished)), published: upstreamPublished.size };
+    const changeWritten = { ...spread(sinceUpstream(written)), written: written.size };
+    const changeServedAfterUpstream = spread(sinceUpstream(served));
+    const changeServed = { ...spread(sinceCommit(served)), cinemas: committed.size, served: served.size, changingSeconds };
     const serverFigures = { requests: answers.length, latency: spread(answers.map((answer) => answer.ms)), failures: answers.filter((answer) => answer.status !== 200).length };
     console.log(`steady state of ${steady.seconds.toFixed(0)} s: the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core; ${steady.failureLines} failures logged`);
-    console.log(`each change served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served.size} of ${committed.size} served`);
+    console.log(`each change published by the upstream server after its commit: ${formatSpread(changeMadeUpstream)}; ${upstreamPublished.size} of ${committed.size}`);
+    console.log(`  written downstream by the sync after the upstream published it: ${formatSpread(changeWritten)}; ${written.size} written`);
+    console.log(`  served downstream after the upstream published it: ${formatSpread(changeServedAfterUpstream)}`);
+    console.log(`  served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served.size} of ${committed.size} served`);
     console.log(`the sync's RSS at most ${maxRssMb.toFixed(0)} MB over the whole run`);
     console.log(`the server, asked by ${CLIENTS} clients meanwhile: ${serverFigures.requests} answers, ${formatSpread(serverFigures.latency)}, ${serverFigures.failures} other than 200`);
     const results: SyncBenchResults = {
       ...runStarted.header(),
-      sync: { ...provisioning, database: kind, concurrency: options.concurrency, perHost: options.perHost, firstSync, steady, changeServed, maxRssMb, server: serverFigures },
+      sync: { ...provisioning, database: kind, concurrency: options.concurrency, perHost: options.perHost, firstSync, steady, changeMadeUpstream, changeWritten, changeServedAfterUpstream, changeServed, maxRssMb, server: serverFigures },
     };
     console.log(`results written to ${await writeResults(runStarted.started, results, `sync-${kind}`)}`);
   } finally {
