@@ -70,13 +70,15 @@ export async function upstreamServer(target: string | undefined, intercept: Inte
   return Object.assign(upstream, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 }
 
-/** Answers `request` as `target` does, headers and all. */
+/** Answers `request` as `target` does, headers and all; breaks the answer off when the target does not answer (as a test ends). */
 function passOn(target: string, request: IncomingMessage, response: ServerResponse): void {
-  void fetch(target + (request.url ?? '/'), { headers: request.headers as Record<string, string> }).then(async (answer) => {
-    const headers = [...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name));
-    response.writeHead(answer.status, Object.fromEntries(headers));
-    response.end(Buffer.from(await answer.arrayBuffer()));
-  });
+  fetch(target + (request.url ?? '/'), { headers: request.headers as Record<string, string> })
+    .then(async (answer) => {
+      const headers = [...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name));
+      response.writeHead(answer.status, Object.fromEntries(headers));
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    })
+    .catch(() => response.destroy());
 }
 
 /** Answers as `target` does, each answer `ms` late. */
