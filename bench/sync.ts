@@ -18,8 +18,11 @@
  *    cinema after cinema; each cinema's change is then asked for downstream, pass after pass,
  *    until it is served, and timed from its commit upstream.
  *
- * The sync's CPU time is read from /proc over the steady state, and its resident memory every
- * 250 ms throughout. Node.js runs the sync with 16 MB semi-spaces, as the README advises.
+ * A change is timed three ways: until the upstream server published it (its log: the stand-in's
+ * own delay, which a Veezi site would not have), until the sync wrote it (its log line), and until
+ * the downstream server answered with it. The sync's CPU time is read from /proc over the steady
+ * state, and its resident memory every 250 ms throughout. Node.js runs the sync with 16 MB
+ * semi-spaces, as docs/sync.md advises.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -76,7 +79,8 @@ export interface SyncBenchResults extends RunHeader {
   };
 }
 
-const UPSTREAM_PORT = 18_183;
+/** Beside the ports of the other benchmarks (18179 to about 18200), which may run on this machine too. */
+const UPSTREAM_PORT = 18_283;
 /** The sync is told its failures on standard error, one line each. */
 const FAILURE_LINE = /^sync: customer '/;
 /** Clients asking the downstream server, each pausing between an answer and its next request. */
@@ -191,6 +195,10 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
   const upstreams = join(run, 'upstreams.tsv');
   await writeFile(upstreams, customers.map(({ key, token }) => `${key}\thttp://127.0.0.1:${UPSTREAM_PORT}\t${token}`).join('\n') + '\n');
 
+  // Another benchmark's servers on these ports would answer in place of this one's, and share its cores.
+  for (const port of [UPSTREAM_PORT, MARQUEE_PORT]) {
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then(() => true, () => false)) throw new Error(`something answers on port ${port}: another benchmark is running; run this one alone`);
+  }
   console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
   const runStarted = beginRun();
   const upstreamLog = join(run, 'upstream.log');
