@@ -29,6 +29,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { syntheticFilmId, syntheticSession } from '../scripts/generate-catalogue.js';
 import { importFiles } from '../src/import/import-files.js';
@@ -75,12 +76,29 @@ export interface SyncBenchResults extends RunHeader {
     /** The sync's resident memory, at most, over the whole run. */
     readonly maxRssMb: number;
     /** The downstream server's answers to the clients over the steady state. */
-    readonly server: { readonly requests: number; readonly latency: LatencySpread; readonly failures: number };
+    /**
+     * The downstream server's answers to the clients over the steady state, as the clients timed
+     * them and as the server did (its log: from the request read to the answer sent). The clients
+     * share core 1 with the upstream server and the sync; how long their own event loop was held
+     * up at most, and at the 99th percentile, tells what of their times is theirs.
+     */
+    readonly server: {
+      readonly requests: number;
+      readonly latency: LatencySpread;
+      readonly serverSide: LatencySpread;
+      readonly failures: number;
+      readonly clientsDelay: { readonly p99Ms: number; readonly maxMs: number };
+    };
   };
 }
 
 /** Beside the ports of the other benchmarks (18179 to about 18200), which may run on this machine too. */
 const UPSTREAM_PORT = 18_283;
+/**
+ * Both servers hold every cinema's catalogue: one let go would be built again on its next request
+ * (the sync's, or a client's), which would time the server's builds rather than the sync.
+ */
+const CACHE_MEMORY = '4GiB';
 /** The sync is told its failures on standard error, one line each. */
 const FAILURE_LINE = /^sync: customer '/;
 /** Clients asking the downstream server, each pausing between an answer and its next request. */
@@ -118,6 +136,17 @@ async function publishedAfter(logFile: string, committed: ReadonlyMap<string, nu
     if (first !== undefined) published.set(customer, first.at);
   }
   return published;
+}
+
+/** How long the server took over each answer it logged from `since` (performance.now() of this process) on. */
+async function answerTimes(logFile: string, since: number): Promise<number[]> {
+  const times: number[] = [];
+  for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
+    if (!line.includes('"msg":"request completed"')) continue;
+    const { time, durationMs } = JSON.parse(line) as { time: number; durationMs: number };
+    if (time - performance.timeOrigin >= since) times.push(durationMs);
+  }
+  return times;
 }
 
 /** Starts a Marquee command with 16 MB semi-spaces, its lines told to `onLine`. */
@@ -203,7 +232,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
   const runStarted = beginRun();
   const upstreamLog = join(run, 'upstream.log');
   const upstreamLines = createWriteStream(upstreamLog);
-  const upstream = startNode(['serve', '--database', upstreamDatabase, '--port', String(UPSTREAM_PORT), '--cache-memory', '2GiB'], (line) => upstreamLines.write(`${line}\n`));
+  const upstream = startNode(['serve', '--database', upstreamDatabase, '--port', String(UPSTREAM_PORT), '--cache-memory', CACHE_MEMORY], (line) => upstreamLines.write(`${line}\n`));
   const children: ChildProcess[] = [upstream];
   const agent = new Agent({ keepAlive: true });
   try {
@@ -237,7 +266,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     // The steady state: the server under measure has core 0 to itself.
     for (const child of [upstream, sync]) pin(child.pid as number, 1);
     pin(process.pid, 1);
-    const server = await startMarquee(downstream, join(run, 'server.log'), ['--cache-memory', '2GiB'], ONE_CORE_NODE_FLAGS);
+    const server = await startMarquee(downstream, join(run, 'server.log'), ['--cache-memory', CACHE_MEMORY], ONE_CORE_NODE_FLAGS);
     children.push(server.process);
     // Every cinema's sessions and films published, as on a server that has run a while: the
     // clients then measure a server in service, not its first answers.
@@ -248,6 +277,8 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     const steadyCpu = await cpuSeconds(pid);
     const failuresBefore = failureLines;
     const answers: { status: number; ms: number }[] = [];
+    const clientsDelay = monitorEventLoopDelay({ resolution: 1 });
+    clientsDelay.enable();
     const until = steadyStarted + options.minutes * 60_000;
     const clients = Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < until) {
@@ -283,7 +314,14 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     const changeWritten = { ...spread(sinceUpstream(written)), written: written.size };
     const changeServedAfterUpstream = spread(sinceUpstream(served));
     const changeServed = { ...spread(sinceCommit(served)), cinemas: committed.size, served: served.size, changingSeconds };
-    const serverFigures = { requests: answers.length, latency: spread(answers.map((answer) => answer.ms)), failures: answers.filter((answer) => answer.status !== 200).length };
+    clientsDelay.disable();
+    const serverFigures = {
+      requests: answers.length,
+      latency: spread(answers.map((answer) => answer.ms)),
+      serverSide: spread(await answerTimes(join(run, 'server.log'), steadyStarted)),
+      failures: answers.filter((answer) => answer.status !== 200).length,
+      clientsDelay: { p99Ms: clientsDelay.percentile(99) / 1e6, maxMs: clientsDelay.max / 1e6 },
+    };
     console.log(`steady state of ${steady.seconds.toFixed(0)} s: the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core; ${steady.failureLines} failures logged`);
     console.log(`each change published by the upstream server after its commit: ${formatSpread(changeMadeUpstream)}; ${upstreamPublished.size} of ${committed.size}`);
     console.log(`  written downstream by the sync after the upstream published it: ${formatSpread(changeWritten)}; ${written.size} written`);
@@ -291,6 +329,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     console.log(`  served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served.size} of ${committed.size} served`);
     console.log(`the sync's RSS at most ${maxRssMb.toFixed(0)} MB over the whole run`);
     console.log(`the server, asked by ${CLIENTS} clients meanwhile: ${serverFigures.requests} answers, ${formatSpread(serverFigures.latency)}, ${serverFigures.failures} other than 200`);
+    console.log(`  as the server timed them: ${formatSpread(serverFigures.serverSide)}; the clients' event loop held up ${serverFigures.clientsDelay.p99Ms.toFixed(1)} ms at p99, ${serverFigures.clientsDelay.maxMs.toFixed(1)} ms at most`);
     const results: SyncBenchResults = {
       ...runStarted.header(),
       sync: { ...provisioning, database: kind, concurrency: options.concurrency, perHost: options.perHost, firstSync, steady, changeMadeUpstream, changeWritten, changeServedAfterUpstream, changeServed, maxRssMb, server: serverFigures },
