@@ -7,14 +7,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { syntheticFilmId } from '../scripts/generate-catalogue.js';
 import type { CapturedResponse } from './ceiling-server.js';
 import type { BaselineName, RunHeader, ScenarioResult, WrkFigures } from './results.js';
 
@@ -313,47 +312,6 @@ export async function writeResults(started: Date, results: RunHeader, kind?: str
   const file = join(resultsDir, `${started.toISOString().slice(0, 16).replace(':', '-')}-${slug}.json`);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   return file;
-}
-
-/**
- * The demo cinema's site, screens and attributes, and one session of each film, so that the
- * session list is as long as the film list.
- */
-export async function writeProgramme(directory: string, films: number): Promise<void> {
-  for (const name of ['site', 'screens', 'attributes']) await copyFile(join(ROOT, 'demo', `${name}.json`), join(directory, `${name}.json`));
-  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
-  const sessions = Array.from({ length: films }, (_, index) => {
-    const start = Date.UTC(2030, 0, 1) + index * 3_600_000;
-    return {
-      Id: index + 1,
-      FilmId: syntheticFilmId(index),
-      FilmPackageId: null,
-      Title: `Session ${index + 1}`,
-      ScreenId: 1 + (index % 3),
-      Seating: 'Allocated',
-      AreComplimentariesAllowed: index % 2 === 0,
-      ShowType: 'Public',
-      SalesVia: ['WWW', 'POS', 'KIOSK'],
-      Status: 'Open',
-      PreShowStartTime: at(start),
-      SalesCutOffTime: at(start + 1_800_000),
-      TicketsSoldOut: false,
-      FewTicketsLeft: index % 7 === 0,
-      FeatureStartTime: at(start + 900_000),
-      FeatureEndTime: at(start + 6_300_000),
-      CleanupEndTime: at(start + 7_200_000),
-      SeatsAvailable: 100 + (index % 50),
-      SeatsHeld: index % 3,
-      SeatsHouse: 6,
-      SeatsSold: index % 90,
-      FilmFormat: '2D Digital',
-      PriceCardName: index % 2 === 0 ? 'Evening' : 'Matinee',
-      Attributes: index % 4 === 0 ? ['0000000001'] : [],
-      AudioLanguage: 'English',
-      Url: `https://tickets.marquee.example/sessions/${index + 1}`,
-    };
-  });
-  await writeFile(join(directory, 'sessions.json'), JSON.stringify(sessions));
 }
 
 /** PostgreSQL databases that others use: a run never empties them. */

@@ -27,7 +27,6 @@ import {
   startMarquee,
   stop,
   waitUntilSettled,
-  writeProgramme,
   writeResults,
   wrk,
   type MarqueeServer,
@@ -119,8 +118,7 @@ export async function benchImports(options: ImportsOptions): Promise<void> {
     // Each edition changes every film's title, so that each import changes every film.
     const editions = [0, 1, 2].map((edition) => join(work, `catalogue-${edition}`));
     for (const [edition, directory] of editions.entries()) {
-      await writeSyntheticCatalogue({ films: options.films, directory, edition });
-      await writeProgramme(directory, options.films);
+      await writeSyntheticCatalogue({ films: options.films, directory, edition, sessions: options.films });
     }
     const databases = [join(work, 'marquee.db')];
     if (options.postgres !== undefined) {

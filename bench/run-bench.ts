@@ -22,7 +22,8 @@
  *                      --memory-films 1000,5000,20000 --memory-database postgres://…/scratch]
  *
  * With `--scale` it measures a server with many customers instead (scale.ts); with `--imports`, a
- * server answering while imports make it read its catalogue again (imports.ts).
+ * server answering while imports make it read its catalogue again (imports.ts); with `--sync`, one
+ * sync process mirroring many cinemas (sync.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -49,7 +50,6 @@ import {
   stop,
   waitUntilAnswering,
   waitUntilSettled,
-  writeProgramme,
   writeResults,
   wrk,
   type Baseline,
@@ -61,6 +61,7 @@ import { benchProgramme } from './programme.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
 import { benchImports } from './imports.js';
 import { benchScale } from './scale.js';
+import { benchSync } from './sync.js';
 
 const PLAIN_APP = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
 
@@ -92,6 +93,14 @@ const { values: options } = parseArgs({
     'imports-seconds': { type: 'string', default: '30' },
     'imports-connections': { type: 'string', default: '256' },
     'imports-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_imports' },
+    sync: { type: 'boolean', default: false },
+    'sync-customers': { type: 'string', default: '1000' },
+    'sync-films': { type: 'string', default: '400' },
+    'sync-sessions': { type: 'string', default: '300' },
+    'sync-database': { type: 'string' },
+    'sync-minutes': { type: 'string', default: '5' },
+    'sync-concurrency': { type: 'string', default: '8' },
+    'sync-per-host': { type: 'string', default: '8' },
   },
 });
 const ROUNDS: Rounds = { duration: Number(options.duration), rounds: Number(options.rounds), connections: Number(options.connections) };
@@ -125,8 +134,8 @@ interface SizeParts {
 async function benchSize(films: number, work: string, parts: SizeParts): Promise<SizeResult> {
   const catalogue = join(work, `catalogue-${films}`);
   const database = join(work, `marquee-${films}.db`);
-  await writeSyntheticCatalogue({ films, directory: catalogue });
-  await writeProgramme(catalogue, films);
+  // The demo cinema's site, screens and attributes, and a session of each film: the session list is as long as the film list.
+  await writeSyntheticCatalogue({ films, directory: catalogue, sessions: films });
   runCli(['import', '--database', database, catalogue]);
 
   const server = await startMarquee(database, join(work, `server-${films}.log`));
@@ -236,7 +245,17 @@ async function main(): Promise<void> {
   }
 }
 
-if (options.imports) {
+if (options.sync) {
+  await benchSync({
+    customers: Number(options['sync-customers']),
+    films: Number(options['sync-films']),
+    sessions: Number(options['sync-sessions']),
+    database: options['sync-database'],
+    minutes: Number(options['sync-minutes']),
+    concurrency: Number(options['sync-concurrency']),
+    perHost: Number(options['sync-per-host']),
+  });
+} else if (options.imports) {
   await benchImports({
     films: Number(options['imports-films']),
     seconds: Number(options['imports-seconds']),

@@ -65,7 +65,7 @@ export interface ScaleOptions {
 }
 
 /** Kept from one run to the next, for the databases provisioned and their tokens. */
-const WORK = join(tmpdir(), 'marquee-scale');
+export const WORK = join(tmpdir(), 'marquee-scale');
 const GENERATOR = join(ROOT, 'dist', 'scripts', 'generate-catalogue.js');
 /** Customers asked for the first time. */
 const COLD_CUSTOMERS = 200;
@@ -91,9 +91,16 @@ const POLL_MS = 2;
  * more resident under random touches (971 and 974 MiB against 845 and 852) for at most a tenth
  * more hot answers. Semi-spaces of 8 MB cut the hot customer's answers by a third.
  */
-const ONE_CORE_NODE_FLAGS = ['--single-threaded-gc', '--max-semi-space-size=16'];
+export const ONE_CORE_NODE_FLAGS = ['--single-threaded-gc', '--max-semi-space-size=16'];
 
-interface Customer {
+/** What a database is provisioned with: customers of so many films each, and sessions when given (sync.ts). */
+export interface Provisioning {
+  readonly customers: number;
+  readonly films: number;
+  readonly sessions?: number;
+}
+
+export interface Customer {
   readonly key: string;
   readonly token: string;
 }
@@ -109,7 +116,7 @@ interface Answer {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomIndex = (length: number): number => Math.floor(Math.random() * length);
 const randomFilm = (films: number): string => `/v4/film/${syntheticFilmId(randomIndex(films))}`;
-const tokenHeader = (customer: Customer) => ({ veeziaccesstoken: customer.token });
+export const tokenHeader = (customer: Customer) => ({ veeziaccesstoken: customer.token });
 
 function shuffled<T>(items: readonly T[]): T[] {
   const copy = [...items];
@@ -120,16 +127,16 @@ function shuffled<T>(items: readonly T[]): T[] {
   return copy;
 }
 
-function spread(ms: readonly number[]): LatencySpread {
+export function spread(ms: readonly number[]): LatencySpread {
   return { p50Ms: quantile(ms, 0.5), p95Ms: quantile(ms, 0.95), p99Ms: quantile(ms, 0.99), maxMs: quantile(ms, 1) };
 }
 
 const failures = (answers: readonly Answer[]): number => answers.filter((answer) => answer.status !== 200).length;
 
-const formatSpread = (s: LatencySpread): string => `p50 ${s.p50Ms.toFixed(2)} ms, p95 ${s.p95Ms.toFixed(2)} ms, p99 ${s.p99Ms.toFixed(2)} ms, max ${s.maxMs.toFixed(2)} ms`;
+export const formatSpread = (s: LatencySpread): string => `p50 ${s.p50Ms.toFixed(2)} ms, p95 ${s.p95Ms.toFixed(2)} ms, p99 ${s.p99Ms.toFixed(2)} ms, max ${s.maxMs.toFixed(2)} ms`;
 
 /** Asks the server, timing the answer until its last byte. */
-function get(agent: Agent, path: string, headers: Readonly<Record<string, string>>): Promise<Answer> {
+export function get(agent: Agent, path: string, headers: Readonly<Record<string, string>>): Promise<Answer> {
   const sentAt = performance.now();
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: MARQUEE_PORT, path, headers, agent }, (response) => {
@@ -180,19 +187,19 @@ function timed(work: () => void): number {
   return (performance.now() - started) / 1000;
 }
 
-async function emptyDatabase(database: string): Promise<void> {
+export async function emptyDatabase(database: string): Promise<void> {
   const spec = parseDatabaseSpec(database);
   if (spec.kind === 'postgres') return preparePostgres(spec.url, true, '--scale-database');
   for (const suffix of ['', '-wal', '-shm']) await rm(`${spec.path}${suffix}`, { force: true });
 }
 
-const provisionedAs = (customers: number, films: number): string => `# ${customers} customers x ${films} films`;
+const provisionedAs = ({ customers, films, sessions }: Provisioning): string => `# ${customers} customers x ${films} films${sessions === undefined ? '' : ` x ${sessions} sessions`}`;
 
 /** The customers and their tokens, when the database holds the customers the tokens file was written for. */
-async function provisioned(database: string, tokensFile: string, options: ScaleOptions): Promise<Customer[] | undefined> {
+export async function provisioned(database: string, tokensFile: string, options: Provisioning): Promise<Customer[] | undefined> {
   const text = await readFile(tokensFile, 'utf8').catch(() => '');
   const [first, ...lines] = text.trim().split('\n');
-  if (first !== provisionedAs(options.customers, options.films)) return undefined;
+  if (first !== provisionedAs(options)) return undefined;
   const customers = lines.map((line) => {
     const [key = '', token = ''] = line.split('\t');
     return { key, token };
@@ -207,20 +214,21 @@ async function provisioned(database: string, tokensFile: string, options: ScaleO
 }
 
 /** Provisions the database afresh through the command line; the tokens file is written last. */
-async function provision(database: string, tokensFile: string, options: ScaleOptions): Promise<NonNullable<ScaleResult['provisioning']>> {
+export async function provision(database: string, tokensFile: string, options: Provisioning): Promise<NonNullable<ScaleResult['provisioning']>> {
   await rm(tokensFile, { force: true });
   await emptyDatabase(database);
   const tree = join(WORK, 'catalogues');
   const keysFile = join(WORK, 'customers.txt');
   await rm(tree, { recursive: true, force: true });
   try {
-    console.log(`provisioning ${database}: ${options.customers} customers of ${options.films} films`);
-    const generateSeconds = timed(() => console.log(operate([GENERATOR, '--customers', String(options.customers), '--films', String(options.films), '--out', tree]).trim()));
+    console.log(`provisioning ${database}: ${provisionedAs(options).slice(2)}`);
+    const sessions = options.sessions === undefined ? [] : ['--sessions', String(options.sessions)];
+    const generateSeconds = timed(() => console.log(operate([GENERATOR, '--customers', String(options.customers), '--films', String(options.films), ...sessions, '--out', tree]).trim()));
     const importSeconds = timed(() => console.log(operate([MARQUEE, 'import', '--database', database, '--customers-from', tree]).trim()));
     await writeFile(keysFile, `${(await readdir(tree)).sort().join('\n')}\n`);
     let tokens = '';
     const tokensSeconds = timed(() => (tokens = operate([MARQUEE, 'token', 'create', '--database', database, '--customers-from', keysFile])));
-    await writeFile(tokensFile, `${provisionedAs(options.customers, options.films)}\n${tokens}`);
+    await writeFile(tokensFile, `${provisionedAs(options)}\n${tokens}`);
     console.log(`provisioning took ${(generateSeconds + importSeconds + tokensSeconds).toFixed(1)} s: generating ${generateSeconds.toFixed(1)} s, importing ${importSeconds.toFixed(1)} s, tokens ${tokensSeconds.toFixed(1)} s`);
     return { generateSeconds, importSeconds, tokensSeconds };
   } finally {

@@ -1,8 +1,10 @@
 /**
  * Writes a large, valid, synthetic catalogue for tests and benchmarks:
  *
- *     npm run gen -- --films 100000 --out /tmp/catalogue [--packages N] [--format json|xml] [--seed N]
+ *     npm run gen -- --films 100000 --out /tmp/catalogue [--packages N] [--sessions N] [--format json|xml] [--seed N]
  *
+ * With `--sessions N` (JSON only) it writes a programme too: the demo cinema's site, screens and
+ * attributes, and N sessions of the films.
  * With `--customers N` it writes one such catalogue per customer instead, each in a folder named
  * by the customer's key (`DIR/cinema-0001/films.json`…), as `marquee import --customers-from DIR`
  * reads them. The same seed gives the same files. Records are streamed through the service's own
@@ -10,7 +12,7 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FILM_FORMATS, ROLES, STATUSES, type Film, type FilmPackage, type PackageFilm, type Person } from '../src/catalogue/model.js';
@@ -27,6 +29,8 @@ export interface SyntheticCatalogueOptions {
   readonly seed?: number;
   /** Changes every title, so that a second catalogue differs from the first in every record. */
   readonly edition?: number;
+  /** Sessions of the films, with the demo cinema's site, screens and attributes; none unless given. */
+  readonly sessions?: number;
 }
 
 /** mulberry32: small, fast and good enough to vary test data reproducibly. */
@@ -107,6 +111,53 @@ function syntheticPackage(index: number, films: number, next: () => number): Fil
   return { id: index + 1, title: `Package ${index + 1}`, status: index % 9 === 0 ? 'Inactive' : 'Active', films: members };
 }
 
+/**
+ * The session at `index` of a synthetic programme: of the film at `index` (counting again from the
+ * first after the last of `films`), an hour after the one before from 2030, on sale on the web.
+ */
+export function syntheticSession(index: number, films: number): Record<string, unknown> {
+  const at = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
+  const start = Date.UTC(2030, 0, 1) + index * 3_600_000;
+  return {
+    Id: index + 1,
+    FilmId: syntheticFilmId(index % films),
+    FilmPackageId: null,
+    Title: `Session ${index + 1}`,
+    ScreenId: 1 + (index % 3),
+    Seating: 'Allocated',
+    AreComplimentariesAllowed: index % 2 === 0,
+    ShowType: 'Public',
+    SalesVia: ['WWW', 'POS', 'KIOSK'],
+    Status: 'Open',
+    PreShowStartTime: at(start),
+    SalesCutOffTime: at(start + 1_800_000),
+    TicketsSoldOut: false,
+    FewTicketsLeft: index % 7 === 0,
+    FeatureStartTime: at(start + 900_000),
+    FeatureEndTime: at(start + 6_300_000),
+    CleanupEndTime: at(start + 7_200_000),
+    SeatsAvailable: 100 + (index % 50),
+    SeatsHeld: index % 3,
+    SeatsHouse: 6,
+    SeatsSold: index % 90,
+    FilmFormat: '2D Digital',
+    PriceCardName: index % 2 === 0 ? 'Evening' : 'Matinee',
+    Attributes: index % 4 === 0 ? ['0000000001'] : [],
+    AudioLanguage: 'English',
+    Url: `https://tickets.marquee.example/sessions/${index + 1}`,
+  };
+}
+
+const DEMO = new URL('../../demo/', import.meta.url);
+
+/** The demo cinema's site, screens and attributes, and `sessions` sessions of the films; returns the paths. */
+async function writeSyntheticProgramme(directory: string, films: number, sessions: number): Promise<string[]> {
+  const files = ['site', 'screens', 'attributes', 'sessions'].map((name) => join(directory, `${name}.json`));
+  for (const [index, name] of ['site', 'screens', 'attributes'].entries()) await copyFile(new URL(`${name}.json`, DEMO), files[index] as string);
+  await writeFile(files[3] as string, JSON.stringify(Array.from({ length: sessions }, (_, index) => syntheticSession(index, films))));
+  return files;
+}
+
 async function write(stream: WriteStream, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
 }
@@ -122,7 +173,7 @@ async function writeList<T>(file: string, shape: WireShape<T>, format: FormatNam
   await once(stream, 'finish');
 }
 
-/** Writes films and filmpackages files into the directory; returns their paths. */
+/** Writes films and filmpackages files into the directory, and the programme's if asked; returns their paths. */
 export async function writeSyntheticCatalogue(options: SyntheticCatalogueOptions): Promise<string[]> {
   const format = options.format ?? 'json';
   const packages = options.packages ?? Math.ceil(options.films / 50);
@@ -134,7 +185,8 @@ export async function writeSyntheticCatalogue(options: SyntheticCatalogueOptions
   await writeList(filmsFile, FILM_SHAPE, format, options.films, (index) => syntheticFilm(index, filmRandom, options.edition ?? 0));
   const packageRandom = seededRandom(seed + 1);
   await writeList(packagesFile, PACKAGE_SHAPE, format, options.films > 0 ? packages : 0, (index) => syntheticPackage(index, options.films, packageRandom));
-  return [filmsFile, packagesFile];
+  const programme = options.sessions === undefined || options.films === 0 ? [] : await writeSyntheticProgramme(options.directory, options.films, options.sessions);
+  return [filmsFile, packagesFile, ...programme];
 }
 
 /** The key of the customer at `index` (from 0): `cinema-0001`, with as many digits as the last one needs. */
@@ -170,7 +222,7 @@ async function writeSyntheticCustomers(customers: number, options: SyntheticCata
   return keys;
 }
 
-const USAGE = 'usage: npm run gen -- --films N --out DIR [--customers N] [--packages N] [--format json|xml] [--seed N]';
+const USAGE = 'usage: npm run gen -- --films N --out DIR [--customers N] [--packages N] [--sessions N] [--format json|xml] [--seed N]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -181,13 +233,16 @@ async function main(): Promise<void> {
       format: { type: 'string' },
       seed: { type: 'string' },
       customers: { type: 'string' },
+      sessions: { type: 'string' },
     },
   });
   const films = Number(values.films);
   const customers = values.customers === undefined ? undefined : Number(values.customers);
   const format = values.format ?? 'json';
   const customersValid = customers === undefined || (Number.isInteger(customers) && customers >= 1);
-  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml') || !customersValid) {
+  const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
+  const sessionsValid = sessions === undefined || (Number.isInteger(sessions) && sessions >= 0 && format === 'json');
+  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml') || !customersValid || !sessionsValid) {
     console.error(USAGE);
     process.exit(2);
   }
@@ -198,6 +253,7 @@ async function main(): Promise<void> {
     format,
     ...(values.packages === undefined ? {} : { packages: Number(values.packages) }),
     ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
+    ...(sessions === undefined ? {} : { sessions }),
   };
   const seconds = (): string => ((performance.now() - started) / 1000).toFixed(1);
   if (customers === undefined) {

@@ -334,8 +334,16 @@ export const SETTINGS = {
     flag: 'max-download',
     env: 'MARQUEE_MAX_DOWNLOAD',
     valueName: 'SIZE',
-    description: 'largest answer sync reads from the upstream, decompressed, such as 500MB or 1GiB',
-    defaultText: '1GiB',
+    description: 'most that one sync reads from its upstream, all lists together, decompressed, such as 20MB or 1GiB; its import holds up to about eight times as much in memory',
+    defaultText: '64MiB',
+    parse: byteSize,
+  },
+  maxTemp: {
+    flag: 'max-temp',
+    env: 'MARQUEE_MAX_TEMP',
+    valueName: 'SIZE',
+    description: 'most temporary space the syncs of one process take at once: fewer run at once than --concurrency if need be',
+    defaultText: '512MiB',
     parse: byteSize,
   },
 } as const satisfies Record<string, Setting<unknown>>;

@@ -135,9 +135,9 @@ export async function demoDatabase(): Promise<string> {
 }
 
 /** The catalogue as `marquee export` writes it: the API's own answers, by file name (`films`, `site`, …). */
-export async function exportCatalogue(database: string, format = 'json'): Promise<Record<string, string> & { films: string }> {
+export async function exportCatalogue(database: string, format = 'json', customer = 'default'): Promise<Record<string, string> & { films: string }> {
   const out = join(await tempDir(), 'export');
-  const result = await runCli(['export', '--database', database, '--out', out, '--format', format]);
+  const result = await runCli(['export', '--database', database, '--customer', customer, '--out', out, '--format', format]);
   if (result.status !== 0) throw new Error(`export failed: ${result.stderr}`);
   const files: Record<string, string> = {};
   for (const name of (await readdir(out)).sort()) files[name.replace(/\.\w+$/, '')] = await readFile(join(out, name), 'utf8');

@@ -1,39 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
-import { atEnd, DEMO, exportCatalogue, freshDatabase, MARQUEE, ROOT, runCli, serve, type ServerProcess, tempDir, waitFor } from './helpers.js';
+import { DEMO, exportCatalogue, freshDatabase, runCli, serve, type ServerProcess, tempDir, waitFor } from './helpers.js';
+import { FAILING, mirrored, requestsFor, startSync, upstreamServer, type Intercept, type Json } from './upstreams.js';
 
-type Json = Record<string, unknown>;
-
-
-/** A server in front of the upstream that answers what `intercept` decides, or passes the request on. */
-async function proxy(upstream: string, intercept: (request: IncomingMessage, response: ServerResponse) => boolean): Promise<string> {
-  const server = createServer(async (request, response) => {
-    if (intercept(request, response)) return;
-    const answer = await fetch(upstream + (request.url ?? '/'), { headers: request.headers as Record<string, string> });
-    response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name))));
-    response.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  atEnd(() => new Promise((resolve) => server.close(resolve)));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/**
- * What a sync mirrors of a catalogue: its export, less the Url of sessions, which a sync takes
- * from the upstream's web sessions, and so only for sessions on sale.
- */
-async function mirrored(database: string): Promise<Record<string, unknown>> {
-  const { sessions = '[]', ...rest } = await exportCatalogue(database);
-  return { ...rest, sessions: (JSON.parse(sessions) as Json[]).map(({ Url: _url, ...session }) => session) };
+/** The URL of a server in front of the upstream that answers what `intercept` decides, or passes the request on. */
+async function passing(intercept: Intercept): Promise<string> {
+  return (await upstreamServer(upstream.url, intercept)).url;
 }
 
 let upstreamDatabase: string;
@@ -55,7 +30,7 @@ async function retitleUpstream(title: string): Promise<void> {
 }
 
 describe('marquee sync', () => {
-  test('mirrors an upstream exactly, costs nothing when it is unchanged, and follows its changes', async () => {
+  test('mirrors an upstream exactly, costs nothing when it is unchanged, and follows its changes', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     const first = await runCli(['sync', '--database', local, '--from', upstream.url]);
     assert.equal(first.status, 0, first.stderr);
@@ -73,7 +48,7 @@ describe('marquee sync', () => {
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
   });
 
-  test('a local import since the last sync is not hidden behind an unchanged upstream', async () => {
+  test('a local import since the last sync is not hidden behind an unchanged upstream', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['sync', '--database', local, '--from', upstream.url])).status, 0);
     const extra = join(await tempDir(), 'extra.json');
@@ -85,12 +60,12 @@ describe('marquee sync', () => {
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
   });
 
-  test('an upstream that breaks off half-way leaves the catalogue as it was, and says why', async () => {
+  test('an upstream that breaks off half-way leaves the catalogue as it was, and says why', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
     const before = await mirrored(local);
     await retitleUpstream('Nosferatu (broken off)');
-    const broken = await proxy(upstream.url, (request, response) => {
+    const broken = await passing((request, response) => {
       if (!request.url?.startsWith('/v1/filmpackage')) return false;
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
       response.write('[{"Id":1,"Title":"Half');
@@ -105,9 +80,9 @@ describe('marquee sync', () => {
     assert.deepEqual(await mirrored(local), before);
   });
 
-  test('films listed without DisplaySequence, as the original service lists them, are read one by one', async () => {
+  test('films listed without DisplaySequence, as the original service lists them, are read one by one', { timeout: 60_000 }, async () => {
     const singles: string[] = [];
-    const original = await proxy(upstream.url, (request, response) => {
+    const original = await passing((request, response) => {
       if (request.url?.startsWith('/v4/film/')) singles.push(request.url);
       if (request.url !== '/v4/film') return false;
       void fetch(`${upstream.url}/v4/film`).then(async (answer) => {
@@ -124,9 +99,9 @@ describe('marquee sync', () => {
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
   });
 
-  test('transient failures are tried again with backoff', async () => {
+  test('transient failures are tried again with backoff', { timeout: 60_000 }, async () => {
     let failures = 3;
-    const flaky = await proxy(upstream.url, (_request, response) => {
+    const flaky = await passing((_request, response) => {
       if (failures-- <= 0) return false;
       response.writeHead(503).end();
       return true;
@@ -138,9 +113,9 @@ describe('marquee sync', () => {
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
   });
 
-  test('sends the token as VeeziAccessToken; a refused token is a clear failure', async () => {
+  test('sends the token as VeeziAccessToken; a refused token is a clear failure', { timeout: 60_000 }, async () => {
     const seen: (string | undefined)[] = [];
-    const watching = await proxy(upstream.url, (request) => {
+    const watching = await passing((request) => {
       seen.push(request.headers['veeziaccesstoken'] as string | undefined);
       return false;
     });
@@ -148,27 +123,27 @@ describe('marquee sync', () => {
     assert.equal((await runCli(['sync', '--database', local, '--from', watching, '--token', 'mq_test'])).status, 0);
     assert.ok(seen.length >= 2 && seen.every((token) => token === 'mq_test'));
 
-    const refusing = await proxy(upstream.url, (_request, response) => {
+    const refusing = await passing((_request, response) => {
       response.writeHead(401, { 'www-authenticate': 'Bearer realm="marquee"' }).end();
       return true;
     });
     const refused = await runCli(['sync', '--database', local, '--from', refusing]);
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /answered 401 Unauthorized \(check --token\); the catalogue was left as it was/);
+    assert.match(refused.stderr, /answered 401 Unauthorized \(check the token\); the catalogue was left as it was/);
   });
 
-  test('a redirect to another origin does not carry the token, and a redirect loop stops', async () => {
+  test('a redirect to another origin does not carry the token, and a redirect loop stops', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
     const before = await exportCatalogue(local);
     const elsewhere: unknown[] = [];
-    const other = await proxy(upstream.url, (request) => {
+    const other = await passing((request) => {
       elsewhere.push(request.headers['veeziaccesstoken'], request.headers['authorization']);
       return false;
     });
     const atHome: unknown[] = [];
     // Moved first within the same origin (a port is an origin), then to the other one.
-    const home = await proxy(upstream.url, (request, response) => {
+    const home = await passing((request, response) => {
       atHome.push(request.headers['veeziaccesstoken']);
       const moved = request.url?.startsWith('/moved/') ?? false;
       response.writeHead(302, { location: moved ? other + (request.url ?? '').slice('/moved'.length) : `/moved${request.url ?? ''}` }).end();
@@ -185,7 +160,7 @@ describe('marquee sync', () => {
     const local2 = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local2, DEMO])).status, 0);
     let requests = 0;
-    const loop = await proxy(upstream.url, (request, response) => {
+    const loop = await passing((request, response) => {
       requests++;
       response.writeHead(301, { location: request.url ?? '/' }).end();
       return true;
@@ -198,11 +173,11 @@ describe('marquee sync', () => {
     assert.deepEqual(await exportCatalogue(local2), before);
   });
 
-  test('an endless answer, or a compressed bomb, stops at --max-download and leaves no file behind', async () => {
+  test('an endless answer, or a compressed bomb, stops at --max-download and leaves no file behind', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
     const before = await exportCatalogue(local);
-    const endless = await proxy(upstream.url, (request, response) => {
+    const endless = await passing((request, response) => {
       if (request.url !== '/v4/film') return false;
       response.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(65_536, ' ');
@@ -220,7 +195,7 @@ describe('marquee sync', () => {
       br: brotliCompressSync(spaces, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }),
     };
     let encoding: keyof typeof bombs = 'gzip';
-    const bombing = await proxy(upstream.url, (request, response) => {
+    const bombing = await passing((request, response) => {
       if (request.url !== '/v4/film') return false;
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding }).end(bombs[encoding]);
       return true;
@@ -232,19 +207,19 @@ describe('marquee sync', () => {
       const result = await runCli(['sync', '--database', local, '--from', from, '--max-download', '1MB'], { TMPDIR: temporary });
       const seconds = (performance.now() - started) / 1000;
       assert.equal(result.status, 1, result.stderr);
-      assert.match(result.stderr, /\/v4\/film.*: the answer is larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
+      assert.match(result.stderr, /\/v4\/film.*: the answers of one sync are larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
       assert.ok(seconds < 30, `${from}: ${seconds} s`);
       assert.deepEqual(await readdir(temporary), []);
     }
     assert.deepEqual(await exportCatalogue(local), before);
   });
 
-  test('an upstream answering XML nested 100,000 deep is refused at once, naming the address and line', async () => {
+  test('an upstream answering XML nested 100,000 deep is refused at once, naming the address and line', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
     const before = await exportCatalogue(local);
     const depth = 100_000;
-    const deep = await proxy(upstream.url, (request, response) => {
+    const deep = await passing((request, response) => {
       if (request.url !== '/v4/film') return false;
       response.writeHead(200, { 'content-type': 'application/xml' }).end(`<ArrayOfFilm>\n<Film>${'<People>'.repeat(depth)}${'</People>'.repeat(depth)}</Film></ArrayOfFilm>`);
       return true;
@@ -257,23 +232,91 @@ describe('marquee sync', () => {
     assert.deepEqual(await exportCatalogue(local), before);
   });
 
-  test('--every keeps syncing until stopped', async () => {
+  test('--every keeps syncing until stopped', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
-    const child = spawn(process.execPath, [MARQUEE, 'sync', '--database', local, '--from', upstream.url, '--every', '1s'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    const lines: string[] = [];
-    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
-    await waitFor(async () => lines.length >= 1, 5000);
+    const sync = startSync(['--database', local, '--from', upstream.url, '--every', '1s']);
+    await waitFor(async () => sync.lines.some((line) => /^Synced customer 'default'/.test(line)), 10_000);
     await retitleUpstream('Nosferatu (every second)');
-    await waitFor(async () => lines.some((line) => /1 changed/.test(line)), 5000);
-    child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
-    assert.equal(code, 0);
+    await waitFor(async () => sync.lines.some((line) => /films 0 added, 1 changed/.test(line)), 10_000);
+    assert.equal(await sync.stop(), 0);
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
   });
 
-  test('bad usage is one line naming the flag', async () => {
+  test('an upstream that answers 429 is tried again no sooner than its Retry-After says', { timeout: 60_000 }, async () => {
+    let limited = false;
+    const limiting = await upstreamServer(upstream.url, (request, response) => {
+      if (limited || request.url !== '/v4/film') return false;
+      limited = true;
+      response.writeHead(429, { 'retry-after': '2' }).end();
+      return true;
+    });
+    const local = await freshDatabase();
+    const result = await runCli(['sync', '--database', local, '--from', limiting.url, '--retry-delay', '10']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stderr, /\/v4\/film answered 429 Too Many Requests; trying again in 2\.0 s/);
+    const [refused, taken] = requestsFor(limiting, '/v4/film');
+    assert.ok(refused && taken && taken.at - refused.at >= 1900, `tried again after ${taken && refused ? taken.at - refused.at : '?'} ms`);
+    assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
+  });
+
+  test('an upstream that does not answer is given up after --upstream-timeout', { timeout: 60_000 }, async () => {
+    const silent = await upstreamServer(undefined, FAILING.hang());
+    const local = await freshDatabase();
+    const started = performance.now();
+    const result = await runCli(['sync', '--database', local, '--from', silent.url, '--upstream-timeout', '1s', '--retries', '1', '--retry-delay', '10']);
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /\/v4\/film: no whole answer within 1 s \(--upstream-timeout\); trying again in 0\.0 s/);
+    assert.match(result.stderr, /^marquee: sync: http:\/\/127\.0\.0\.1:\d+\/v4\/film: no whole answer within 1 s \(--upstream-timeout\); the catalogue was left as it was$/m);
+    assert.equal(requestsFor(silent, '/v4/film').length, 2);
+    assert.ok(seconds >= 2 && seconds < 30, `${seconds} s`);
+  });
+
+  test('--max-download bounds what one sync writes, all its lists together', { timeout: 60_000 }, async () => {
+    // Two lists of 600 kB each, mostly blank: under 1MB each, over it together.
+    const padded = (json: string): string => json + ' '.repeat(600_000);
+    const lists = await upstreamServer(undefined, (request, response) => {
+      const body = request.url === '/v4/film' ? padded(JSON.stringify([demoFilms[0]])) : request.url === '/v1/filmpackage' ? padded('[]') : undefined;
+      response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(body);
+      return true;
+    });
+    const local = await freshDatabase();
+    const temporary = await tempDir();
+    const refused = await runCli(['sync', '--database', local, '--from', lists.url, '--max-download', '1MB'], { TMPDIR: temporary });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /\/v1\/filmpackage: the answers of one sync are larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
+    assert.deepEqual(await readdir(temporary), []);
+    const taken = await runCli(['sync', '--database', local, '--from', lists.url, '--max-download', '2MB'], { TMPDIR: temporary });
+    assert.equal(taken.status, 0, taken.stderr);
+    assert.match(taken.stdout, /films 1 added/);
+    assert.deepEqual(await readdir(temporary), []);
+  });
+
+  test('a film list that drops a film the sessions still show is refused, and the catalogue kept as it was', { timeout: 60_000 }, async () => {
+    let dropping = false;
+    // HO00000110 is shown by sessions and by no package.
+    const films = await upstreamServer(upstream.url, (request, response) => {
+      if (!dropping || request.url !== '/v4/film') return false;
+      response.writeHead(200, { 'content-type': 'application/json', etag: '"dropped"' }).end(JSON.stringify(demoFilms.filter((film) => film['Id'] !== 'HO00000110')));
+      return true;
+    });
+    const local = await freshDatabase();
+    assert.equal((await runCli(['sync', '--database', local, '--from', films.url])).status, 0);
+    const before = await exportCatalogue(local);
+    dropping = true;
+    const asked = films.requests.length;
+    const result = await runCli(['sync', '--database', local, '--from', films.url]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^the catalogue's sessions: record \d+ \(id "\d+"\): FilmId: must name a film of the catalogue, got "HO00000110"$/m);
+    assert.match(result.stderr, /^marquee: the import has 6 problems; nothing was changed$/m);
+    // Only the film list was read in full: the others had not changed.
+    assert.deepEqual(films.requests.slice(asked).filter((request) => request.status === 200).map((request) => request.path), ['/v4/film']);
+    assert.deepEqual(await exportCatalogue(local), before);
+  });
+
+  test('bad usage is one line naming the flag', { timeout: 60_000 }, async () => {
     for (const [args, expected] of [
-      [['sync'], /^marquee: sync: --from URL is required$/],
+      [['sync'], /^marquee: sync: --from URL or --upstreams FILE is required$/],
       [['sync', '--from', 'ftp://x'], /^marquee: sync: --from must be an http\(s\) URL, got 'ftp:\/\/x'$/],
       [['sync', '--from', 'http://x', '--every', 'often'], /^marquee: sync: --every must be a duration such as 30s, 5m or 1h, got 'often'$/],
       [['sync', '--from', 'http://x', '--retries', 'many'], /^marquee: sync: --retries must be a whole number, got 'many'$/],

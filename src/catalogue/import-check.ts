@@ -20,7 +20,7 @@ export interface RecordSource {
 /** The kinds of record that other records name. */
 export type ReferencedKind = 'film' | 'package' | 'screen' | 'attribute';
 
-interface Reference extends RecordSource {
+export interface Reference extends RecordSource {
   /** The id of the record that names another; none for the site. */
   readonly id: string | undefined;
   readonly field: string;
@@ -35,17 +35,25 @@ interface PackageSession {
   readonly filmId: string;
 }
 
-/** What the catalogue holds before an import that merges into it (nothing, for one that replaces it). */
+/**
+ * What the catalogue keeps of its records beside an import: all of them for one that merges into
+ * it, those of the kinds it does not replace otherwise (nothing, for one that replaces it whole).
+ */
 export interface ExistingRecords {
   has(kind: ReferencedKind, key: string | number): boolean;
   readonly hasSite: boolean;
+  /** A kept session, which needs a site as much as an imported one. */
+  readonly firstSession: (RecordSource & { readonly id: string }) | undefined;
   /** The film ids of a stored package. */
   packageFilms(id: number): readonly string[] | undefined;
   /** The stored sessions of packages that name a film, which a changed package must keep. */
   readonly packageSessions: readonly PackageSession[];
+  /**
+   * What the kept records name, each found as an import's reference would be: a record that the
+   * import removes must not be named by one it keeps.
+   */
+  readonly references: readonly Reference[];
 }
-
-export const NOTHING_EXISTING: ExistingRecords = { has: () => false, hasSite: false, packageFilms: () => undefined, packageSessions: [] };
 
 function describeKey(key: string | number): string {
   return typeof key === 'string' ? describeValue(key) : String(key);
@@ -132,12 +140,12 @@ export class ImportCheck {
   }
 
   /**
-   * Checks that every record named is one of this import or, when the import merges into the
-   * catalogue, one the catalogue already holds; that a package session's film is one of its
+   * Checks that every record named, by this import or by a record the catalogue keeps, is one of
+   * this import or one the catalogue keeps; that a package session's film is one of its
    * package's; and that sessions have a site, whose zone gives their times meaning.
    */
   resolveReferences(existing: ExistingRecords): void {
-    for (const reference of this.references) {
+    for (const reference of [...this.references, ...existing.references]) {
       if (this.sources[reference.kind].has(reference.key) || existing.has(reference.kind, reference.key)) continue;
       this.problems.add({ ...reference, rule: `must name ${NOUNS[reference.kind]} of the catalogue`, value: describeKey(reference.key) });
     }
@@ -153,8 +161,9 @@ export class ImportCheck {
       if (films === undefined || source === undefined || this.sources.session.has(stored.id) || films.includes(stored.filmId)) continue;
       this.problems.add({ ...source, id: String(stored.packageId), field: 'Films', rule: `must keep the film that session ${stored.id} shows`, value: describeValue(stored.filmId) });
     }
-    if (this.firstSession !== undefined && this.siteSource === undefined && !existing.hasSite) {
-      this.problems.add({ ...this.firstSession, field: '', rule: "needs the customer's site, whose time zone its times are in; import the site with it", value: 'no site' });
+    const session = this.firstSession ?? existing.firstSession;
+    if (session !== undefined && this.siteSource === undefined && !existing.hasSite) {
+      this.problems.add({ ...session, field: '', rule: "needs the customer's site, whose time zone its times are in; import the site with it", value: 'no site' });
     }
   }
 

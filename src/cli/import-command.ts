@@ -32,13 +32,13 @@ function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 
-type Kind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings' | 'warningCount'>;
-const KINDS: readonly Kind[] = ['films', 'packages', 'screens', 'attributes', 'site', 'sessions'];
+export type ChangedKind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings' | 'warningCount'>;
+const KINDS: readonly ChangedKind[] = ['films', 'packages', 'screens', 'attributes', 'site', 'sessions'];
 
-/** The changes to each kind of record: films and packages always, the others where there were any. */
-export function describeChanges(result: Pick<ImportResult, Kind>): string {
+/** The changes to each kind of record in `kinds`; unless given, films and packages always, the others where there were any. */
+export function describeChanges(result: Pick<ImportResult, ChangedKind>, kinds?: readonly ChangedKind[]): string {
   const any = (counts: ChangeCounts): boolean => counts.added + counts.changed + counts.removed + counts.unchanged > 0;
-  return KINDS.filter((kind) => kind === 'films' || kind === 'packages' || any(result[kind]))
+  return KINDS.filter((kind) => (kinds === undefined ? kind === 'films' || kind === 'packages' || any(result[kind]) : kinds.includes(kind)))
     .map((kind) => describeCounts(kind, result[kind]))
     .join('; ');
 }

@@ -5,7 +5,7 @@
 import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError } from '../config.js';
 import { InvalidImportError } from '../import/import-files.js';
-import { SyncError } from '../import/sync.js';
+import { SyncError } from '../import/upstream-fetch.js';
 import { PACKAGE_VERSION } from '../package-version.js';
 import { DatabaseFullError, LockTimeoutError } from '../store/sql-client.js';
 
@@ -26,7 +26,7 @@ Commands:
   serve     serve the catalogue API
   import    load films and packages from JSON or XML files
   export    write the catalogue to files that import reads back
-  sync      mirror the catalogue of a Veezi-compatible API
+  sync      mirror Veezi-compatible APIs, one or many; sync status shows how it goes
   token     issue, list and revoke access tokens
 
 Run 'marquee <command> --help' for a command's options.`;

@@ -4,11 +4,12 @@
  * per record.
  */
 import { createHash } from 'node:crypto';
-import type { ExistingRecords, ReferencedKind } from '../catalogue/import-check.js';
+import type { ExistingRecords, Reference, ReferencedKind } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { jsonRecord } from '../formats/json-writer.js';
+import type { RecordKind } from '../formats/record-kinds.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
-import { loadPackages, readFilmPages } from '../store/catalogue-repository.js';
+import { loadFilmIds, loadPackages, readFilmPages } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, loadRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 
@@ -56,9 +57,13 @@ class ChangeTracker<Key, T> {
     return change;
   }
 
+  /** The stored records the input did not have: those a replace removes. */
+  unseen(): Key[] {
+    return [...this.stored.keys()].filter((key) => !this.seen.has(key));
+  }
+
   counts(replace: boolean): ChangeCounts {
-    const removed = replace ? [...this.stored.keys()].filter((key) => !this.seen.has(key)).length : 0;
-    return { added: this.added, changed: this.changed, unchanged: this.unchanged, removed };
+    return { added: this.added, changed: this.changed, unchanged: this.unchanged, removed: replace ? this.unseen().length : 0 };
   }
 }
 
@@ -72,22 +77,55 @@ export interface CatalogueChanges {
   readonly attributes: ChangeTracker<string, Attribute>;
   readonly site: ChangeTracker<string, Site>;
   readonly sessions: ChangeTracker<number, Session>;
-  /** What the stored catalogue holds, for the references of an import that merges into it. */
-  readonly existing: ExistingRecords;
+  /** What the stored catalogue keeps beside an import that replaces the records of `replaced`. */
+  existingBeside(replaced: ReadonlySet<RecordKind>): ExistingRecords;
 }
 
-/** Digests of the stored catalogue, films read page by page. */
-export async function trackChanges(db: SqlClient, customer: string): Promise<CatalogueChanges> {
+/** Where a problem of a stored record is said to be: in no file, but in the catalogue. */
+const STORED = { package: "the catalogue's film packages", session: "the catalogue's sessions", site: "the catalogue's site" } as const;
+
+/** A reference a stored record makes, and the kind of that record. */
+interface StoredReference extends Reference {
+  readonly holder: RecordKind;
+}
+
+/** What stored packages, sessions and the site name, each placed as the record's problem would be. */
+function storedReferences(packages: readonly FilmPackage[], sessions: readonly Session[], site: Site | undefined): StoredReference[] {
+  const references: StoredReference[] = [];
+  const refer = (holder: RecordKind, file: string, record: number, id: string | undefined, field: string, kind: ReferencedKind, key: string | number): void => {
+    references.push({ holder, file, record, id, field, kind, key });
+  };
+  packages.forEach((p, index) => p.films.forEach((film, position) => refer('package', STORED.package, index + 1, String(p.id), `Films[${position + 1}].FilmId`, 'film', film.filmId)));
+  sessions.forEach((session, index) => {
+    const at = (field: string, kind: ReferencedKind, key: string | number): void => refer('session', STORED.session, index + 1, String(session.id), field, kind, key);
+    if (session.filmPackageId !== null) at('FilmPackageId', 'package', session.filmPackageId);
+    else if (session.filmId !== null) at('FilmId', 'film', session.filmId);
+    at('ScreenId', 'screen', session.screenId);
+    session.attributes.forEach((attribute, position) => at(`Attributes[${position + 1}]`, 'attribute', attribute));
+  });
+  site?.screens.forEach((screen, position) => refer('site', STORED.site, 1, undefined, `Screens[${position + 1}].Id`, 'screen', screen));
+  return references;
+}
+
+/**
+ * Digests of the stored catalogue, films read page by page. Films are digested only when the
+ * input may hold some (`kinds`): otherwise their ids are all an import needs, and a catalogue's
+ * films are most of its records.
+ */
+export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>): Promise<CatalogueChanges> {
   const films = new Map<string, string>();
-  for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
+  if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
+  // Never compared: no film comes in.
+  else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
   const packages = await loadPackages(db, customer);
   const sessions = await loadRecords(db, PROGRAMME_TABLES.session, customer);
+  const [site] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
   const changes = {
     films: new ChangeTracker(FILM_SHAPE, films),
     packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
     screens: ChangeTracker.of(SCREEN_SHAPE, await loadRecords(db, PROGRAMME_TABLES.screen, customer), (s) => s.id),
     attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.attribute, customer), (a) => a.id),
-    site: ChangeTracker.of(SITE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.site, customer), () => SITE_KEY),
+    site: ChangeTracker.of(SITE_SHAPE, site === undefined ? [] : [site], () => SITE_KEY),
     sessions: ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id),
   };
   const trackers: Readonly<Record<ReferencedKind, { has(key: never): boolean }>> = {
@@ -97,11 +135,16 @@ export async function trackChanges(db: SqlClient, customer: string): Promise<Cat
     attribute: changes.attributes,
   };
   const packageFilms = new Map(packages.map((p) => [p.id, p.films.map((film) => film.filmId)]));
-  const existing: ExistingRecords = {
-    has: (kind, key) => trackers[kind].has(key as never),
-    hasSite: changes.site.has(SITE_KEY),
-    packageFilms: (id) => packageFilms.get(id),
-    packageSessions: sessions.flatMap((s) => (s.filmPackageId !== null && s.filmId !== null ? [{ id: s.id, packageId: s.filmPackageId, filmId: s.filmId }] : [])),
-  };
-  return { ...changes, existing };
+  const packageSessions = sessions.flatMap((s) => (s.filmPackageId !== null && s.filmId !== null ? [{ id: s.id, packageId: s.filmPackageId, filmId: s.filmId }] : []));
+  const references = storedReferences(packages, sessions, site);
+  const [first] = sessions;
+  const existingBeside = (replaced: ReadonlySet<RecordKind>): ExistingRecords => ({
+    has: (kind, key) => !replaced.has(kind) && trackers[kind].has(key as never),
+    hasSite: !replaced.has('site') && site !== undefined,
+    firstSession: replaced.has('session') || first === undefined ? undefined : { file: STORED.session, record: 1, id: String(first.id) },
+    packageFilms: (id) => (replaced.has('package') ? undefined : packageFilms.get(id)),
+    packageSessions: replaced.has('session') ? [] : packageSessions,
+    references: references.filter((reference) => !replaced.has(reference.holder)),
+  });
+  return { ...changes, existingBeside };
 }

@@ -2,29 +2,38 @@
  * An import, all or nothing: every record of every file is read and checked as it streams by,
  * valid records are written in batches inside one transaction, and the transaction commits
  * only when the whole input passed. Otherwise it rolls back and the catalogue is exactly as it
- * was; a crash at any moment leaves it so too.
+ * was; a crash at any moment leaves it so too. Only records that changed are written, and a
+ * replace deletes those the input does not have.
  */
 import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
-import { ImportCheck, NOTHING_EXISTING } from '../catalogue/import-check.js';
+import { ImportCheck } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { DEFAULT_MAX_PROBLEMS, UnreadableInputError, type Problem, type ProblemList } from '../catalogue/problems.js';
-import { describeValue } from '../catalogue/raw-record.js';
+import { describeValue, type RawRecord } from '../catalogue/raw-record.js';
+import { RECORD_KINDS } from '../formats/record-kinds.js';
 import { readRecords, type RecordKind } from '../formats/record-readers.js';
-import { bumpCatalogueVersion, deleteCatalogue, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
-import { PROGRAMME_TABLES, saveRecords } from '../store/record-tables.js';
+import { bumpCatalogueVersion, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
+import { PROGRAMME_TABLES, deleteRecords, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
-/** A file to import by its path, or with the name problems give it and the kind of record it must hold. */
-export type ImportFile = string | { readonly path: string; readonly name: string; readonly kind: RecordKind };
+/**
+ * A file to import by its path, or with the name problems give it and the kind of record it must
+ * hold, and what completes each of its records before it is checked (a session's Url, taken from
+ * elsewhere).
+ */
+export type ImportFile = string | { readonly path: string; readonly name: string; readonly kind: RecordKind; readonly complete?: (raw: RawRecord) => RawRecord };
 
 export interface ImportOptions {
   readonly customer: string;
   readonly files: readonly ImportFile[];
-  /** Make the catalogue exactly the input, instead of adding and updating by id. */
-  readonly replace: boolean;
+  /**
+   * Make the catalogue exactly the input (`true`), or make the records of these kinds exactly the
+   * input's and leave the others as they are; otherwise (`false`) add and update by id.
+   */
+  readonly replace: boolean | ReadonlySet<RecordKind>;
   /** Check and count the changes, write nothing. */
   readonly dryRun?: boolean;
   /** Whole days by which every session's times are moved (a seed's demo programme, made current). */
@@ -97,82 +106,114 @@ async function* readCounting(file: string, onBytes: (bytesRead: number) => void)
   }
 }
 
+const EVERY_KIND: ReadonlySet<RecordKind> = new Set(RECORD_KINDS.map(({ kind }) => kind));
+
+interface SizedFile {
+  readonly path: string;
+  readonly name: string;
+  readonly kind: RecordKind | undefined;
+  readonly complete: ((raw: RawRecord) => RawRecord) | undefined;
+  readonly bytes: number;
+}
+
+/** The files to import, each found readable before any transaction waits for the database. */
+async function sizedFiles(files: readonly ImportFile[]): Promise<SizedFile[]> {
+  const sized: SizedFile[] = [];
+  for (const file of files) {
+    const { path, name, kind, complete } = typeof file === 'string' ? { path: file, name: file, kind: undefined, complete: undefined } : file;
+    sized.push({ path, name, kind, complete, bytes: await fileSize(path) });
+  }
+  return sized;
+}
+
 export async function importFiles(db: SqlClient, options: ImportOptions): Promise<ImportResult> {
-  const files = options.files.map((file) => (typeof file === 'string' ? { path: file, name: file, kind: undefined } : file));
-  const sizes = new Map<string, number>();
-  for (const { path } of files) sizes.set(path, await fileSize(path));
-  const { customer, replace } = options;
+  const files = await sizedFiles(options.files);
+  return db.transaction((tx) => importSized(tx, files, options), { readOnly: options.dryRun === true });
+}
+
+/** An import in the caller's transaction, so that other writes commit or roll back with it. */
+export async function importInto(tx: SqlClient, options: ImportOptions): Promise<ImportResult> {
+  return importSized(tx, await sizedFiles(options.files), options);
+}
+
+async function importSized(tx: SqlClient, files: readonly SizedFile[], options: ImportOptions): Promise<ImportResult> {
+  const { customer } = options;
+  const replaced = options.replace === true ? EVERY_KIND : options.replace === false ? new Set<RecordKind>() : options.replace;
   const write = options.dryRun !== true;
   const check = new ImportCheck(options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
+  const kinds = files.every((file) => file.kind !== undefined) ? new Set(files.map((file) => file.kind as RecordKind)) : EVERY_KIND;
+  const changes = await trackChanges(tx, customer, kinds);
 
-  return db.transaction(
-    async (tx) => {
-      const changes = await trackChanges(tx, customer);
-      if (replace && write) await deleteCatalogue(tx, customer);
+  let films: Film[] = [];
+  // The other records are fewer and may name records further on in the input, so they are
+  // written once the whole input has passed.
+  const packages: FilmPackage[] = [];
+  const screens: Screen[] = [];
+  const attributes: Attribute[] = [];
+  const sites: Site[] = [];
+  const sessions: Session[] = [];
+  /** Keeps a valid record to write, if it is new or changed. */
+  const keep = <Key, T>(list: T[], tracker: { classify(key: Key, record: T): string }, record: T | undefined, key: (record: T) => Key): void => {
+    if (record !== undefined && tracker.classify(key(record), record) !== 'unchanged') list.push(record);
+  };
+  const flushFilms = async (): Promise<void> => {
+    if (write && check.problems.count === 0) await saveFilms(tx, customer, films);
+    films = [];
+  };
 
-      let films: Film[] = [];
-      // The other records are fewer and may name records further on in the input, so they are
-      // written once the whole input has passed.
-      const packages: FilmPackage[] = [];
-      const screens: Screen[] = [];
-      const attributes: Attribute[] = [];
-      const sites: Site[] = [];
-      const sessions: Session[] = [];
-      /** Keeps a valid record to write: after --replace every one, in a merge those that changed. */
-      const keep = <Key, T>(list: T[], tracker: { classify(key: Key, record: T): string }, record: T | undefined, key: (record: T) => Key): void => {
-        if (record !== undefined && (tracker.classify(key(record), record) !== 'unchanged' || replace)) list.push(record);
-      };
-      const flushFilms = async (): Promise<void> => {
-        if (write && check.problems.count === 0) await saveFilms(tx, customer, films);
-        films = [];
-      };
-
-      let records = 0;
-      for (const { path, name: file, kind: expected } of files) {
-        const fileBytes = sizes.get(path) ?? 0;
-        const chunks = readCounting(path, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
-        let record = 0;
-        for await (const read of readRecords(chunks, file, expected)) {
-          records++;
-          const source = { file, record: ++record };
-          if (read.kind === 'misfit') {
-            check.problems.add({ ...source, id: undefined, field: '', rule: read.reason, value: describeValue(read.raw) });
-          } else if (read.kind === 'film') {
-            keep(films, changes.films, check.film(source, read.raw), (film) => film.id);
-            if (films.length >= FILMS_PER_BATCH) await flushFilms();
-          } else if (read.kind === 'package') keep(packages, changes.packages, check.package(source, read.raw), (p) => p.id);
-          else if (read.kind === 'screen') keep(screens, changes.screens, check.screen(source, read.raw), (screen) => screen.id);
-          else if (read.kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, read.raw), (attribute) => attribute.id);
-          else if (read.kind === 'site') keep(sites, changes.site, check.site(source, read.raw), () => SITE_KEY);
-          else {
-            const session = check.session(source, read.raw);
-            keep(sessions, changes.sessions, session && moveSession(session, options.moveSessionsByDays ?? 0), (s) => s.id);
-          }
-        }
+  let records = 0;
+  for (const { path, name: file, kind: expected, complete = (raw: RawRecord) => raw, bytes: fileBytes } of files) {
+    const chunks = readCounting(path, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
+    let record = 0;
+    for await (const read of readRecords(chunks, file, expected)) {
+      records++;
+      const source = { file, record: ++record };
+      if (read.kind === 'misfit') {
+        check.problems.add({ ...source, id: undefined, field: '', rule: read.reason, value: describeValue(read.raw) });
+        continue;
       }
-      await flushFilms();
-      check.resolveReferences(replace ? NOTHING_EXISTING : changes.existing);
-      if (check.problems.count > 0) throw new InvalidImportError(check.problems, check.warnings);
-
-      const counts = {
-        films: changes.films.counts(replace),
-        packages: changes.packages.counts(replace),
-        screens: changes.screens.counts(replace),
-        attributes: changes.attributes.counts(replace),
-        site: changes.site.counts(replace),
-        sessions: changes.sessions.counts(replace),
-      };
-      const changed = Object.values(counts).some((c) => c.added + c.changed + c.removed > 0);
-      if (write) {
-        await savePackages(tx, customer, packages);
-        await saveRecords(tx, PROGRAMME_TABLES.screen, customer, screens);
-        await saveRecords(tx, PROGRAMME_TABLES.attribute, customer, attributes);
-        await saveRecords(tx, PROGRAMME_TABLES.site, customer, sites);
-        await saveRecords(tx, PROGRAMME_TABLES.session, customer, sessions);
+      const raw = complete(read.raw);
+      if (read.kind === 'film') {
+        keep(films, changes.films, check.film(source, raw), (film) => film.id);
+        if (films.length >= FILMS_PER_BATCH) await flushFilms();
+      } else if (read.kind === 'package') keep(packages, changes.packages, check.package(source, raw), (p) => p.id);
+      else if (read.kind === 'screen') keep(screens, changes.screens, check.screen(source, raw), (screen) => screen.id);
+      else if (read.kind === 'attribute') keep(attributes, changes.attributes, check.attribute(source, raw), (attribute) => attribute.id);
+      else if (read.kind === 'site') keep(sites, changes.site, check.site(source, raw), () => SITE_KEY);
+      else {
+        const session = check.session(source, raw);
+        keep(sessions, changes.sessions, session && moveSession(session, options.moveSessionsByDays ?? 0), (s) => s.id);
       }
-      const version = write && changed ? await bumpCatalogueVersion(tx, customer) : await loadCatalogueVersion(tx, customer);
-      return { ...counts, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
-    },
-    { readOnly: !write },
-  );
+    }
+  }
+  await flushFilms();
+  check.resolveReferences(changes.existingBeside(replaced));
+  if (check.problems.count > 0) throw new InvalidImportError(check.problems, check.warnings);
+
+  const counts = {
+    films: changes.films.counts(replaced.has('film')),
+    packages: changes.packages.counts(replaced.has('package')),
+    screens: changes.screens.counts(replaced.has('screen')),
+    attributes: changes.attributes.counts(replaced.has('attribute')),
+    site: changes.site.counts(replaced.has('site')),
+    sessions: changes.sessions.counts(replaced.has('session')),
+  };
+  const changed = Object.values(counts).some((c) => c.added + c.changed + c.removed > 0);
+  if (write) {
+    await savePackages(tx, customer, packages);
+    await saveRecords(tx, PROGRAMME_TABLES.screen, customer, screens);
+    await saveRecords(tx, PROGRAMME_TABLES.attribute, customer, attributes);
+    await saveRecords(tx, PROGRAMME_TABLES.site, customer, sites);
+    await saveRecords(tx, PROGRAMME_TABLES.session, customer, sessions);
+    // What the records kept name was checked above; packages go before the films they name.
+    const unseen = <Key>(kind: RecordKind, tracker: { unseen(): Key[] }): Key[] => (replaced.has(kind) ? tracker.unseen() : []);
+    await deleteRecords(tx, PROGRAMME_TABLES.session, customer, unseen('session', changes.sessions));
+    await deleteRecords(tx, PROGRAMME_TABLES.site, customer, unseen('site', changes.site));
+    await deletePackages(tx, customer, unseen('package', changes.packages));
+    await deleteRecords(tx, PROGRAMME_TABLES.attribute, customer, unseen('attribute', changes.attributes));
+    await deleteRecords(tx, PROGRAMME_TABLES.screen, customer, unseen('screen', changes.screens));
+    await deleteFilms(tx, customer, unseen('film', changes.films));
+  }
+  const version = write && changed ? await bumpCatalogueVersion(tx, customer) : await loadCatalogueVersion(tx, customer);
+  return { ...counts, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
 }

@@ -4,7 +4,7 @@
  */
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
 import { columnOf, deleteRows, insertRows } from './insert-rows.js';
-import { PROGRAMME_TABLES, deleteRecords, loadRecords } from './record-tables.js';
+import { PROGRAMME_TABLES, loadRecords } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
 /** A person of a film, read as the film's columns are. */
@@ -165,6 +165,12 @@ export async function* readFilmPages(db: SqlClient, customer: string): AsyncGene
   }
 }
 
+/** The ids of the customer's films, for an import that holds none but must know which exist. */
+export async function loadFilmIds(db: SqlClient, customer: string): Promise<string[]> {
+  const rows = await db.queryArrays<[string]>('SELECT id FROM film WHERE customer = ?', [customer]);
+  return rows.map(([id]) => id);
+}
+
 export async function loadPackages(db: SqlClient, customer: string): Promise<FilmPackage[]> {
   const packageRows = await db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]);
   const packageFilmRows = await db.query<PackageFilmRow>(
@@ -196,11 +202,14 @@ export async function loadCatalogue(db: SqlClient, customer: string): Promise<Ca
   };
 }
 
-export async function deleteCatalogue(tx: SqlClient, customer: string): Promise<void> {
-  for (const table of Object.values(PROGRAMME_TABLES)) await deleteRecords(tx, table, customer);
-  for (const table of ['film_package_film', 'film_package', 'film_person', 'film']) {
-    await tx.execute(`DELETE FROM ${table} WHERE customer = ?`, [customer]);
-  }
+/** Deletes films, and their people with them; no package may name them. */
+export async function deleteFilms(tx: SqlClient, customer: string, ids: readonly string[]): Promise<void> {
+  await deleteRows(tx, 'film', customer, 'id', ids);
+}
+
+/** Deletes packages, and their films with them. */
+export async function deletePackages(tx: SqlClient, customer: string, ids: readonly number[]): Promise<void> {
+  await deleteRows(tx, 'film_package', customer, 'id', ids);
 }
 
 /** Inserts films, or replaces those whose id is already taken, people included. */

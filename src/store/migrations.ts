@@ -200,6 +200,36 @@ const migrations = (key: string): readonly (readonly string[])[] => [
     "ALTER TABLE access_token ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret'",
     'ALTER TABLE access_token ADD COLUMN origins TEXT',
   ],
+  [
+    // One row per customer that `marquee sync` mirrors, shared by every sync process on the
+    // database: when each kind of list is next due, which process holds the customer while it
+    // syncs it (a lease, so that two processes never sync one customer at once and one that dies
+    // lets go), what the upstream last answered, and how the last tries went, for `sync status`.
+    // Times are ISO 8601 text in UTC, which sorts as time does. The upstream's token is never
+    // kept: each process reads it from its own list of upstreams.
+    `CREATE TABLE sync_state (
+      customer ${key} PRIMARY KEY,
+      url TEXT NOT NULL,
+      added_at TEXT NOT NULL,
+      every_seconds INTEGER,
+      sessions_every_seconds INTEGER,
+      due_at TEXT NOT NULL,
+      catalogue_due_at TEXT NOT NULL,
+      lease_owner TEXT,
+      lease_until TEXT,
+      etags TEXT,
+      catalogue_version INTEGER,
+      attempted_at TEXT,
+      succeeded_at TEXT,
+      catalogue_succeeded_at TEXT,
+      changed_at TEXT,
+      failures INTEGER NOT NULL,
+      last_error TEXT
+    )`,
+    // Its ETags and catalogue version move to sync_state; an upstream's first sync after this
+    // step reads each of its lists once in full.
+    'DROP TABLE sync_source',
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;

@@ -4,7 +4,7 @@
  * names, its rows and the records read back from them are derived from that declaration.
  */
 import type { Attribute, Screen, Session, Site } from '../catalogue/model.js';
-import { columnOf, insertRows } from './insert-rows.js';
+import { columnOf, deleteRows, insertRows } from './insert-rows.js';
 import type { SqlClient, SqlValue } from './sql-client.js';
 
 /** How a column keeps its field: as it is, a flag as 0 or 1, a list as JSON text. */
@@ -158,6 +158,8 @@ export async function saveRecords<T>(tx: SqlClient, table: RecordTable<T>, custo
   );
 }
 
-export async function deleteRecords(tx: SqlClient, table: { readonly name: string }, customer: string): Promise<void> {
-  await tx.execute(`DELETE FROM ${table.name} WHERE customer = ?`, [customer]);
+/** Deletes the customer's records of `table` with these keys; the one record, where a customer has one, when a key is given. */
+export async function deleteRecords<T>(tx: SqlClient, table: RecordTable<T>, customer: string, keys: readonly SqlValue[]): Promise<void> {
+  if (table.key !== undefined) await deleteRows(tx, table.name, customer, columnOf(table.key), keys);
+  else if (keys.length > 0) await tx.execute(`DELETE FROM ${table.name} WHERE customer = ?`, [customer]);
 }

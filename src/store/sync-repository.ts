@@ -1,26 +1,225 @@
-/** What `marquee sync` remembers of each upstream, per customer. */
-import type { SqlClient } from './sql-client.js';
+/**
+ * What `marquee sync` keeps of each customer it mirrors, shared by every sync process on the
+ * database: the schedule, the lease of the process syncing it now, the ETags the upstream last
+ * answered, and how the last tries went. Every function takes the database or the transaction it
+ * works in. Times are milliseconds since the epoch here, ISO 8601 text in the database.
+ */
+import { insertRows } from './insert-rows.js';
+import type { SqlClient, SqlValue } from './sql-client.js';
 
-export interface SyncSource {
-  /** The ETag each list answered with, by its path. */
+export interface SyncState {
+  readonly customer: string;
+  readonly url: string;
+  /** When the customer was first listed: a customer never synced is judged from then. */
+  readonly addedAt: number;
+  /** The intervals of the process that last listed it; null when it was only ever synced once, by hand. */
+  readonly everySeconds: number | null;
+  readonly sessionsEverySeconds: number | null;
+  /** When any of its lists is next due, and when all of them are. */
+  readonly dueAt: number;
+  readonly catalogueDueAt: number;
+  readonly leaseOwner: string | null;
+  readonly leaseUntil: number | null;
+  /** The ETag each list last answered with, by its path. */
   readonly etags: Readonly<Record<string, string>>;
-  /** The local catalogue version the last sync left. */
+  /** The catalogue version the last sync left: the ETags speak for the catalogue only at that version. */
+  readonly catalogueVersion: number | null;
+  readonly attemptedAt: number | null;
+  readonly succeededAt: number | null;
+  /** The last sync that read every list. */
+  readonly catalogueSucceededAt: number | null;
+  /** The last sync that changed the catalogue. */
+  readonly changedAt: number | null;
+  readonly failures: number;
+  readonly lastError: string | null;
+}
+
+const COLUMNS =
+  'customer, url, added_at, every_seconds, sessions_every_seconds, due_at, catalogue_due_at, lease_owner, lease_until, etags, catalogue_version, ' +
+  'attempted_at, succeeded_at, catalogue_succeeded_at, changed_at, failures, last_error';
+
+interface SyncStateRow {
+  customer: string;
+  url: string;
+  added_at: string;
+  every_seconds: number | null;
+  sessions_every_seconds: number | null;
+  due_at: string;
+  catalogue_due_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  etags: string | null;
+  catalogue_version: number | null;
+  attempted_at: string | null;
+  succeeded_at: string | null;
+  catalogue_succeeded_at: string | null;
+  changed_at: string | null;
+  failures: number;
+  last_error: string | null;
+}
+
+const stamp = (ms: number): string => new Date(ms).toISOString();
+const time = (text: string): number => Date.parse(text);
+const timeOrNull = (text: string | null): number | null => (text === null ? null : Date.parse(text));
+
+function stateFromRow(row: SyncStateRow): SyncState {
+  return {
+    customer: row.customer,
+    url: row.url,
+    addedAt: time(row.added_at),
+    everySeconds: row.every_seconds,
+    sessionsEverySeconds: row.sessions_every_seconds,
+    dueAt: time(row.due_at),
+    catalogueDueAt: time(row.catalogue_due_at),
+    leaseOwner: row.lease_owner,
+    leaseUntil: timeOrNull(row.lease_until),
+    etags: row.etags === null ? {} : (JSON.parse(row.etags) as Record<string, string>),
+    catalogueVersion: row.catalogue_version,
+    attemptedAt: timeOrNull(row.attempted_at),
+    succeededAt: timeOrNull(row.succeeded_at),
+    catalogueSucceededAt: timeOrNull(row.catalogue_succeeded_at),
+    changedAt: timeOrNull(row.changed_at),
+    failures: row.failures,
+    lastError: row.last_error,
+  };
+}
+
+export interface Enrolment {
+  readonly customer: string;
+  readonly url: string;
+}
+
+export interface Intervals {
+  readonly everySeconds: number;
+  readonly sessionsEverySeconds: number;
+}
+
+/**
+ * Lists customers to sync, due at `now` when new. One already listed keeps its schedule, or, when
+ * its upstream's address changed, forgets the ETags of the old one and is due at `now`.
+ * `intervals` are those of a process that keeps syncing; null for a sync made once, which keeps
+ * those a process set.
+ */
+export async function enrolCustomers(tx: SqlClient, customers: readonly Enrolment[], intervals: Intervals | null, now: number): Promise<void> {
+  const due = stamp(now);
+  const keepUnlessMoved = (column: string): string => `${column} = CASE WHEN sync_state.url = excluded.url THEN sync_state.${column} ELSE excluded.${column} END`;
+  await insertRows(
+    tx,
+    'sync_state',
+    ['customer', 'url', 'added_at', 'every_seconds', 'sessions_every_seconds', 'due_at', 'catalogue_due_at', 'failures'],
+    customers.map(({ customer, url }) => [customer, url, due, intervals?.everySeconds ?? null, intervals?.sessionsEverySeconds ?? null, due, due, 0]),
+    ` ON CONFLICT (customer) DO UPDATE SET
+      every_seconds = COALESCE(excluded.every_seconds, sync_state.every_seconds),
+      sessions_every_seconds = COALESCE(excluded.sessions_every_seconds, sync_state.sessions_every_seconds),
+      etags = CASE WHEN sync_state.url = excluded.url THEN sync_state.etags END,
+      ${keepUnlessMoved('due_at')}, ${keepUnlessMoved('catalogue_due_at')},
+      url = excluded.url`,
+  );
+}
+
+/** Makes every list of these customers due at `now`, as when their token changed. */
+export async function makeDue(tx: SqlClient, customers: readonly string[], now: number): Promise<void> {
+  for (const customer of customers) await tx.execute('UPDATE sync_state SET due_at = ?, catalogue_due_at = ? WHERE customer = ?', [stamp(now), stamp(now), customer]);
+}
+
+/** Forgets every customer but `kept`: those no longer synced. Returns the keys forgotten. */
+export async function forgetCustomersBut(tx: SqlClient, kept: ReadonlySet<string>): Promise<string[]> {
+  const rows = await tx.query<{ customer: string }>('SELECT customer FROM sync_state');
+  const forgotten = rows.map((row) => row.customer).filter((customer) => !kept.has(customer));
+  for (const customer of forgotten) await tx.execute('DELETE FROM sync_state WHERE customer = ?', [customer]);
+  return forgotten;
+}
+
+export interface Claim {
+  readonly owner: string;
+  readonly now: number;
+  readonly leaseUntil: number;
+  /** Claim it whether or not it is due: a sync asked for by hand. */
+  readonly due: 'when due' | 'now';
+}
+
+/**
+ * Takes the customer for `claim.owner` until `claim.leaseUntil`, if no other process holds it
+ * and it is due: its state, as the sync starts, or undefined when it was not taken. One statement,
+ * so two processes asking at once cannot both take it.
+ */
+export async function claimCustomer(tx: SqlClient, customer: string, claim: Claim): Promise<SyncState | undefined> {
+  const now = stamp(claim.now);
+  const [row] = await tx.query<SyncStateRow>(
+    `UPDATE sync_state SET lease_owner = ?, lease_until = ?, attempted_at = ?
+     WHERE customer = ? AND (lease_until IS NULL OR lease_until <= ? OR lease_owner = ?) AND (due_at <= ? OR ? = 1)
+     RETURNING ${COLUMNS}`,
+    [claim.owner, stamp(claim.leaseUntil), now, customer, now, claim.owner, now, claim.due === 'now' ? 1 : 0],
+  );
+  return row && stateFromRow(row);
+}
+
+/** Holds the customers `owner` syncs until `until`. */
+export async function renewLeases(tx: SqlClient, owner: string, until: number): Promise<void> {
+  await tx.execute('UPDATE sync_state SET lease_until = ? WHERE lease_owner = ?', [stamp(until), owner]);
+}
+
+/** Lets go of every customer `owner` holds, as its process stops. */
+export async function releaseLeases(tx: SqlClient, owner: string): Promise<void> {
+  await tx.execute('UPDATE sync_state SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?', [owner]);
+}
+
+/** When the customer's lists are next due, as a sync ends. */
+export interface NextDue {
+  readonly dueAt: number;
+  readonly catalogueDueAt: number;
+}
+
+export interface Success extends NextDue {
+  readonly at: number;
+  /** Every list was read. */
+  readonly full: boolean;
+  readonly changed: boolean;
+  readonly etags: Readonly<Record<string, string>>;
   readonly catalogueVersion: number;
 }
 
-export async function loadSyncSource(db: SqlClient, customer: string, url: string): Promise<SyncSource | undefined> {
-  const [row] = await db.query<{ etags: string | null; catalogue_version: number }>(
-    'SELECT etags, catalogue_version FROM sync_source WHERE customer = ? AND url = ?',
-    [customer, url],
+/**
+ * Records a sync that succeeded and lets go of the customer. False when `owner` no longer held it
+ * (another process took it once the lease ran out): the caller's transaction must not commit.
+ */
+export async function recordSuccess(tx: SqlClient, customer: string, owner: string, success: Success): Promise<boolean> {
+  const at = stamp(success.at);
+  return updateHeld(
+    tx,
+    customer,
+    owner,
+    `due_at = ?, catalogue_due_at = ?, etags = ?, catalogue_version = ?, succeeded_at = ?,
+     catalogue_succeeded_at = ${success.full ? '?' : 'catalogue_succeeded_at'}, changed_at = ${success.changed ? '?' : 'changed_at'}, failures = 0, last_error = NULL`,
+    [stamp(success.dueAt), stamp(success.catalogueDueAt), JSON.stringify(success.etags), success.catalogueVersion, at, ...(success.full ? [at] : []), ...(success.changed ? [at] : [])],
   );
-  // A row written before the ETags of every list were kept has none: the next sync reads every list.
-  return row && { etags: row.etags === null ? {} : (JSON.parse(row.etags) as Record<string, string>), catalogueVersion: row.catalogue_version };
 }
 
-export async function saveSyncSource(db: SqlClient, customer: string, url: string, source: SyncSource): Promise<void> {
-  await db.execute(
-    `INSERT INTO sync_source (customer, url, etags, catalogue_version, synced_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (customer, url) DO UPDATE SET etags = excluded.etags, catalogue_version = excluded.catalogue_version, synced_at = excluded.synced_at`,
-    [customer, url, JSON.stringify(source.etags), source.catalogueVersion, new Date().toISOString()],
-  );
+/** Records a sync that failed, and lets go of the customer; false as for recordSuccess. */
+export async function recordFailure(tx: SqlClient, customer: string, owner: string, failure: NextDue & { readonly error: string }): Promise<boolean> {
+  return updateHeld(tx, customer, owner, 'due_at = ?, catalogue_due_at = ?, failures = failures + 1, last_error = ?', [
+    stamp(failure.dueAt),
+    stamp(failure.catalogueDueAt),
+    failure.error,
+  ]);
+}
+
+async function updateHeld(tx: SqlClient, customer: string, owner: string, assignments: string, params: readonly SqlValue[]): Promise<boolean> {
+  const rows = await tx.query(`UPDATE sync_state SET ${assignments}, lease_owner = NULL, lease_until = NULL WHERE customer = ? AND lease_owner = ? RETURNING customer`, [
+    ...params,
+    customer,
+    owner,
+  ]);
+  return rows.length > 0;
+}
+
+export async function loadSyncState(db: SqlClient, customer: string): Promise<SyncState | undefined> {
+  const [row] = await db.query<SyncStateRow>(`SELECT ${COLUMNS} FROM sync_state WHERE customer = ?`, [customer]);
+  return row && stateFromRow(row);
+}
+
+/** Every customer synced, by key. */
+export async function loadSyncStates(db: SqlClient): Promise<SyncState[]> {
+  const rows = await db.query<SyncStateRow>(`SELECT ${COLUMNS} FROM sync_state ORDER BY customer`);
+  return rows.map(stateFromRow);
 }

@@ -1,0 +1,342 @@
+/**
+ * `npm run bench -- --sync`: one sync process mirroring many cinemas from an upstream on this
+ * machine, another Marquee holding them with a token each (a fair stand-in for Veezi), into a
+ * downstream database that a server reads meanwhile.
+ *
+ * The upstream database (a SQLite file in WORK) is provisioned as an operator would, once, and
+ * used again by later runs: `npm run gen -- --customers N --films M --sessions S`, `marquee
+ * import --customers-from` and `marquee token create --customers-from`. The downstream database
+ * (`--sync-database`, a SQLite file in WORK by default) is emptied at every run. Then:
+ *
+ * 1. first sync: `marquee sync --upstreams FILE --every 15m --sessions-every 1m` starts on an empty
+ *    downstream database, both cores to share with the upstream server; timed until every cinema
+ *    has been synced once;
+ * 2. steady state, for `--sync-minutes`: the upstream server and the sync on core 1 with this
+ *    process, a downstream `marquee serve` on core 0, every cinema's sessions and films asked
+ *    once first (so published), then asked by clients for random cinemas' sessions and films.
+ *    Half a minute in, one session of every cinema changes upstream (its seats), imported
+ *    cinema after cinema; each cinema's change is then asked for downstream, pass after pass,
+ *    until it is served, and timed from its commit upstream.
+ *
+ * A change is timed three ways: until the upstream server published it (its log: the stand-in's
+ * own delay, which a Veezi site would not have), until the sync wrote it (its log line), and until
+ * the downstream server answered with it. The sync's CPU time is read from /proc over the steady
+ * state, and its resident memory every 250 ms throughout. Node.js runs the sync with 16 MB
+ * semi-spaces, as docs/sync.md advises.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { syntheticFilmId, syntheticSession } from '../scripts/generate-catalogue.js';
+import { importFiles } from '../src/import/import-files.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
+import { beginRun, MACHINE, MARQUEE, MARQUEE_PORT, requireTool, rssMegabytes, startMarquee, stop, writeResults } from './harness.js';
+import type { LatencySpread, RunHeader } from './results.js';
+import { emptyDatabase, formatSpread, get, ONE_CORE_NODE_FLAGS, provision, provisioned, spread, tokenHeader, WORK, type Customer } from './scale.js';
+
+export interface SyncBenchOptions {
+  readonly customers: number;
+  readonly films: number;
+  readonly sessions: number;
+  /** The downstream database: a SQLite file or a scratch postgres:// database; a SQLite file in WORK when undefined. */
+  readonly database: string | undefined;
+  /** How long the steady state is measured. */
+  readonly minutes: number;
+  readonly concurrency: number;
+  readonly perHost: number;
+}
+
+export interface SyncBenchResults extends RunHeader {
+  readonly sync: {
+    readonly customers: number;
+    readonly films: number;
+    readonly sessions: number;
+    readonly database: 'sqlite' | 'postgres';
+    readonly concurrency: number;
+    readonly perHost: number;
+    /** From starting the sync until every cinema had been synced once, and the sync's CPU time meanwhile. */
+    readonly firstSync: { readonly seconds: number; readonly cpuSeconds: number };
+    /** The steady state: its length, the sync's CPU time over it (in cores: seconds of CPU a second), and the failures it logged. */
+    readonly steady: { readonly seconds: number; readonly cpuCores: number; readonly failureLines: number };
+    /**
+     * From each cinema's change committed upstream until the upstream server published it (its
+     * log): the stand-in's own delay, which a Veezi site would not have.
+     */
+    readonly changeMadeUpstream: LatencySpread & { readonly published: number };
+    /** From the upstream publishing each change until the sync had written it downstream (the sync's log line). */
+    readonly changeWritten: LatencySpread & { readonly written: number };
+    /** From the upstream publishing each change until the downstream server answered with it. */
+    readonly changeServedAfterUpstream: LatencySpread;
+    /** From each cinema's change committed upstream until the downstream server answered with it. */
+    readonly changeServed: LatencySpread & { readonly cinemas: number; readonly served: number; readonly changingSeconds: number };
+    /** The sync's resident memory, at most, over the whole run. */
+    readonly maxRssMb: number;
+    /** The downstream server's answers to the clients over the steady state. */
+    /**
+     * The downstream server's answers to the clients over the steady state, as the clients timed
+     * them and as the server did (its log: from the request read to the answer sent). The clients
+     * share core 1 with the upstream server and the sync; how long their own event loop was held
+     * up at most, and at the 99th percentile, tells what of their times is theirs.
+     */
+    readonly server: {
+      readonly requests: number;
+      readonly latency: LatencySpread;
+      readonly serverSide: LatencySpread;
+      readonly failures: number;
+      readonly clientsDelay: { readonly p99Ms: number; readonly maxMs: number };
+    };
+  };
+}
+
+/** Beside the ports of the other benchmarks (18179 to about 18200), which may run on this machine too. */
+const UPSTREAM_PORT = 18_283;
+/**
+ * Both servers hold every cinema's catalogue: one let go would be built again on its next request
+ * (the sync's, or a client's), which would time the server's builds rather than the sync.
+ */
+const CACHE_MEMORY = '4GiB';
+/** The sync is told its failures on standard error, one line each. */
+const FAILURE_LINE = /^sync: customer '/;
+/** Clients asking the downstream server, each pausing between an answer and its next request. */
+const CLIENTS = 4;
+const CLIENT_PAUSE_MS = 5;
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, the 14th and 15th fields, the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+const pin = (pid: number, core: number): void => void spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const randomIndex = (length: number): number => Math.floor(Math.random() * length);
+
+/**
+ * When the upstream server first published each cinema's catalogue as changed: its first
+ * "catalogue published" after the change committed, of a version above any it had published
+ * before. Times are performance.now() of this process.
+ */
+async function publishedAfter(logFile: string, committed: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const builds = new Map<string, { readonly at: number; readonly version: number }[]>();
+  for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
+    if (!line.includes('"msg":"catalogue published"')) continue;
+    const { customer, version, time } = JSON.parse(line) as { customer: string; version: number; time: number };
+    builds.set(customer, [...(builds.get(customer) ?? []), { at: time - performance.timeOrigin, version }]);
+  }
+  const published = new Map<string, number>();
+  for (const [customer, at] of committed) {
+    const all = builds.get(customer) ?? [];
+    const before = Math.max(0, ...all.filter((build) => build.at < at).map((build) => build.version));
+    const first = all.find((build) => build.at >= at && build.version > before);
+    if (first !== undefined) published.set(customer, first.at);
+  }
+  return published;
+}
+
+/** How long the server took over each answer it logged from `since` (performance.now() of this process) on. */
+async function answerTimes(logFile: string, since: number): Promise<number[]> {
+  const times: number[] = [];
+  for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
+    if (!line.includes('"msg":"request completed"')) continue;
+    const { time, durationMs } = JSON.parse(line) as { time: number; durationMs: number };
+    if (time - performance.timeOrigin >= since) times.push(durationMs);
+  }
+  return times;
+}
+
+/** Starts a Marquee command with 16 MB semi-spaces, its lines told to `onLine`. */
+function startNode(args: readonly string[], onLine: (line: string) => void = () => {}): ChildProcess {
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', MARQUEE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream as NodeJS.ReadableStream }).on('line', onLine);
+  return child;
+}
+
+async function waitUntilAnswering(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (await fetch(url).then((answer) => answer.ok, () => false)) return;
+    await sleep(50);
+  }
+  throw new Error(`${url} never answered`);
+}
+
+/** Changes every cinema's first session upstream, cinema after cinema, noting in `committed` when each change committed. */
+async function changeEverySession(database: string, customers: readonly Customer[], films: number, seats: number, run: string, committed: Map<string, number>): Promise<void> {
+  const file = join(run, 'changed-session.json');
+  await writeFile(file, JSON.stringify({ ...syntheticSession(0, films), SeatsAvailable: seats }));
+  const db = await openDatabase(parseDatabaseSpec(database));
+  try {
+    for (const { key } of customers) {
+      await importFiles(db, { customer: key, files: [file], replace: false });
+      committed.set(key, performance.now());
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Asks each cinema whose change has committed for its first session, pass after pass, until it is
+ * served with its new seats; when each was, by cinema.
+ */
+async function watchChanges(readers: readonly Customer[], seats: number, committed: ReadonlyMap<string, number>, deadline: number): Promise<Map<string, number>> {
+  const served = new Map<string, number>();
+  while (served.size < readers.length && performance.now() < deadline) {
+    for (const reader of readers) {
+      if (served.has(reader.key) || !committed.has(reader.key)) continue;
+      const answer = await fetch(`http://127.0.0.1:${MARQUEE_PORT}/v1/session/1`, { headers: tokenHeader(reader) });
+      if (((await answer.json()) as { SeatsAvailable?: number }).SeatsAvailable === seats) served.set(reader.key, performance.now());
+    }
+    await sleep(100);
+  }
+  return served;
+}
+
+export async function benchSync(options: SyncBenchOptions): Promise<void> {
+  requireTool('taskset', 'apt-get install util-linux');
+  await mkdir(WORK, { recursive: true });
+  const provisioning = { customers: options.customers, films: options.films, sessions: options.sessions };
+  const upstreamDatabase = join(WORK, `sync-upstream-${options.customers}x${options.films}x${options.sessions}.db`);
+  const upstreamTokens = `${upstreamDatabase}.tokens`;
+  let customers = await provisioned(upstreamDatabase, upstreamTokens, provisioning);
+  if (customers === undefined) {
+    await provision(upstreamDatabase, upstreamTokens, provisioning);
+    customers = await provisioned(upstreamDatabase, upstreamTokens, provisioning);
+    if (customers === undefined) throw new Error(`${upstreamDatabase} does not hold the customers provisioned`);
+  } else {
+    console.log(`${upstreamDatabase} holds these cinemas already (tokens in ${upstreamTokens}): not provisioned again`);
+  }
+  const downstream = options.database ?? join(WORK, 'sync-downstream.db');
+  const kind = parseDatabaseSpec(downstream).kind;
+  await emptyDatabase(downstream);
+  const run = join(WORK, 'sync-run');
+  await mkdir(run, { recursive: true });
+  const keys = join(run, 'customers.txt');
+  await writeFile(keys, `${customers.map(({ key }) => key).join('\n')}\n`);
+  const issued = spawnSync(process.execPath, [MARQUEE, 'token', 'create', '--database', downstream, '--customers-from', keys], { encoding: 'utf8', maxBuffer: 2 ** 30 });
+  if (issued.status !== 0) throw new Error(`token create failed: ${issued.stderr}`);
+  const downstreamTokens = new Map(issued.stdout.trim().split('\n').map((line) => line.split('\t') as [string, string]));
+  const readers: Customer[] = customers.map(({ key }) => ({ key, token: downstreamTokens.get(key) ?? '' }));
+  const upstreams = join(run, 'upstreams.tsv');
+  await writeFile(upstreams, customers.map(({ key, token }) => `${key}\thttp://127.0.0.1:${UPSTREAM_PORT}\t${token}`).join('\n') + '\n');
+
+  // Another benchmark's servers on these ports would answer in place of this one's, and share its cores.
+  for (const port of [UPSTREAM_PORT, MARQUEE_PORT]) {
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then(() => true, () => false)) throw new Error(`something answers on port ${port}: another benchmark is running; run this one alone`);
+  }
+  console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
+  const runStarted = beginRun();
+  const upstreamLog = join(run, 'upstream.log');
+  const upstreamLines = createWriteStream(upstreamLog);
+  const upstream = startNode(['serve', '--database', upstreamDatabase, '--port', String(UPSTREAM_PORT), '--cache-memory', CACHE_MEMORY], (line) => upstreamLines.write(`${line}\n`));
+  const children: ChildProcess[] = [upstream];
+  const agent = new Agent({ keepAlive: true });
+  try {
+    await waitUntilAnswering(`http://127.0.0.1:${UPSTREAM_PORT}/readyz`);
+    const synced = new Set<string>();
+    /** When the sync wrote each cinema's changed session, once the changes have begun. */
+    const written = new Map<string, number>();
+    let changesBegun = false;
+    let failureLines = 0;
+    const started = performance.now();
+    const sync = startNode(
+      ['sync', '--database', downstream, '--upstreams', upstreams, '--every', '15m', '--sessions-every', '1m', '--concurrency', String(options.concurrency), '--per-host', String(options.perHost)],
+      (line) => {
+        const customer = /^Synced customer '([^']+)'/.exec(line)?.[1];
+        if (customer !== undefined) synced.add(customer);
+        else if (FAILURE_LINE.test(line)) failureLines++;
+        if (customer !== undefined && changesBegun && line.includes(': sessions 0 added, 1 changed')) written.set(customer, performance.now());
+      },
+    );
+    children.push(sync);
+    const pid = sync.pid as number;
+    let maxRssMb = 0;
+    const sampler = setInterval(() => void rssMegabytes(pid).then((mb) => (maxRssMb = Math.max(maxRssMb, mb)), () => {}), 250);
+    while (synced.size < customers.length) {
+      if (performance.now() - started > 20 * 60_000) throw new Error(`only ${synced.size} cinemas synced in 20 minutes`);
+      await sleep(250);
+    }
+    const firstSync = { seconds: (performance.now() - started) / 1000, cpuSeconds: await cpuSeconds(pid) };
+    console.log(`first sync of ${customers.length} cinemas: ${firstSync.seconds.toFixed(1)} s, the sync's CPU ${firstSync.cpuSeconds.toFixed(1)} s, its RSS at most ${maxRssMb.toFixed(0)} MB; ${failureLines} failures logged`);
+
+    // The steady state: the server under measure has core 0 to itself.
+    for (const child of [upstream, sync]) pin(child.pid as number, 1);
+    pin(process.pid, 1);
+    const server = await startMarquee(downstream, join(run, 'server.log'), ['--cache-memory', CACHE_MEMORY], ONE_CORE_NODE_FLAGS);
+    children.push(server.process);
+    // Every cinema's sessions and films published, as on a server that has run a while: the
+    // clients then measure a server in service, not its first answers.
+    const warming = performance.now();
+    for (const reader of readers) for (const path of ['/v1/session/1', `/v4/film/${syntheticFilmId(0)}`]) await get(agent, path, tokenHeader(reader));
+    console.log(`the server published every cinema's sessions and films in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
+    const steadyStarted = performance.now();
+    const steadyCpu = await cpuSeconds(pid);
+    const failuresBefore = failureLines;
+    const answers: { status: number; ms: number }[] = [];
+    const clientsDelay = monitorEventLoopDelay({ resolution: 1 });
+    clientsDelay.enable();
+    const until = steadyStarted + options.minutes * 60_000;
+    const clients = Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < until) {
+        const reader = readers[randomIndex(readers.length)] as Customer;
+        const path = [`/v1/session/${1 + randomIndex(options.sessions)}`, `/v4/film/${syntheticFilmId(randomIndex(options.films))}`, '/v1/session'][randomIndex(3)] as string;
+        answers.push(await get(agent, path, tokenHeader(reader)));
+        await sleep(CLIENT_PAUSE_MS);
+      }
+    });
+    await sleep(30_000);
+    // Seats no run before this one left.
+    const seats = 1 + (Math.floor(Date.now() / 1000) % 100_000);
+    const committed = new Map<string, number>();
+    const changingStarted = performance.now();
+    changesBegun = true;
+    const changes = changeEverySession(upstreamDatabase, customers, options.films, seats, run, committed);
+    const watching = watchChanges(readers, seats, committed, until);
+    await changes;
+    const changingSeconds = (performance.now() - changingStarted) / 1000;
+    console.log(`changed one session of each of ${committed.size} cinemas upstream in ${changingSeconds.toFixed(1)} s`);
+    const served = await watching;
+    await Promise.all(clients);
+    const steady = { seconds: (performance.now() - steadyStarted) / 1000, cpuCores: 0, failureLines: failureLines - failuresBefore };
+    steady.cpuCores = ((await cpuSeconds(pid)) - steadyCpu) / steady.seconds;
+    clearInterval(sampler);
+    const sinceCommit = (times: ReadonlyMap<string, number>): number[] => [...times].map(([key, at]) => at - (committed.get(key) ?? at));
+    const upstreamPublished = await publishedAfter(upstreamLog, committed);
+    const sinceUpstream = (times: ReadonlyMap<string, number>): number[] => [...times].flatMap(([key, at]) => {
+      const published = upstreamPublished.get(key);
+      return published === undefined ? [] : [at - published];
+    });
+    const changeMadeUpstream = { ...spread(sinceCommit(upstreamPublished)), published: upstreamPublished.size };
+    const changeWritten = { ...spread(sinceUpstream(written)), written: written.size };
+    const changeServedAfterUpstream = spread(sinceUpstream(served));
+    const changeServed = { ...spread(sinceCommit(served)), cinemas: committed.size, served: served.size, changingSeconds };
+    clientsDelay.disable();
+    const serverFigures = {
+      requests: answers.length,
+      latency: spread(answers.map((answer) => answer.ms)),
+      serverSide: spread(await answerTimes(join(run, 'server.log'), steadyStarted)),
+      failures: answers.filter((answer) => answer.status !== 200).length,
+      clientsDelay: { p99Ms: clientsDelay.percentile(99) / 1e6, maxMs: clientsDelay.max / 1e6 },
+    };
+    console.log(`steady state of ${steady.seconds.toFixed(0)} s: the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core; ${steady.failureLines} failures logged`);
+    console.log(`each change published by the upstream server after its commit: ${formatSpread(changeMadeUpstream)}; ${upstreamPublished.size} of ${committed.size}`);
+    console.log(`  written downstream by the sync after the upstream published it: ${formatSpread(changeWritten)}; ${written.size} written`);
+    console.log(`  served downstream after the upstream published it: ${formatSpread(changeServedAfterUpstream)}`);
+    console.log(`  served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served.size} of ${committed.size} served`);
+    console.log(`the sync's RSS at most ${maxRssMb.toFixed(0)} MB over the whole run`);
+    console.log(`the server, asked by ${CLIENTS} clients meanwhile: ${serverFigures.requests} answers, ${formatSpread(serverFigures.latency)}, ${serverFigures.failures} other than 200`);
+    console.log(`  as the server timed them: ${formatSpread(serverFigures.serverSide)}; the clients' event loop held up ${serverFigures.clientsDelay.p99Ms.toFixed(1)} ms at p99, ${serverFigures.clientsDelay.maxMs.toFixed(1)} ms at most`);
+    const results: SyncBenchResults = {
+      ...runStarted.header(),
+      sync: { ...provisioning, database: kind, concurrency: options.concurrency, perHost: options.perHost, firstSync, steady, changeMadeUpstream, changeWritten, changeServedAfterUpstream, changeServed, maxRssMb, server: serverFigures },
+    };
+    console.log(`results written to ${await writeResults(runStarted.started, results, `sync-${kind}`)}`);
+  } finally {
+    agent.destroy();
+    for (const child of children.reverse()) await stop(child);
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * One sync of one customer from its upstream (the original service or another Marquee): the lists
+ * due are read one after the other, each conditionally, so that an unchanged list costs one 304
+ * answer. The lists that changed are checked like an import and written in one transaction, each
+ * replacing the customer's records of its kind and leaving the others as they are; a failure at
+ * any point leaves the catalogue as it was. Each session takes its Url from the upstream's web
+ * sessions.
+ *
+ * A list is refused, with every other of the sync, when it would break what the catalogue keeps:
+ * a film list that drops a film that kept sessions still show, or sessions that name a film not
+ * yet mirrored. A sync of the sessions alone that is refused so reads the other lists too, which
+ * may bring the film they name.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rawToJson, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
+import type { ByteSize } from '../config.js';
+import type { RecordKind } from '../formats/record-kinds.js';
+import { readRecords, type ReadRecord } from '../formats/record-readers.js';
+import { loadCatalogueVersion } from '../store/catalogue-repository.js';
+import type { SqlClient } from '../store/sql-client.js';
+import type { SyncState } from '../store/sync-repository.js';
+import { importInto, InvalidImportError, type ImportFile, type ImportResult } from './import-files.js';
+import { fetchList, WriteBudget, type ListAnswer } from './upstream-fetch.js';
+import type { Upstream } from './upstream-list.js';
+
+/**
+ * The lists, each of one kind of record, in the order they are read: what sessions name first.
+ * An upstream that answers 404 for an optional one has none of it: no site, or a server that
+ * does not serve screens and sessions. Sessions are read with the web sessions, which carry the
+ * Url of those on sale.
+ */
+const LISTS = [
+  { kind: 'film', paths: ['/v4/film'], optional: false },
+  { kind: 'package', paths: ['/v1/filmpackage'], optional: false },
+  { kind: 'screen', paths: ['/v1/screen'], optional: true },
+  { kind: 'attribute', paths: ['/v1/attribute'], optional: true },
+  { kind: 'site', paths: ['/v1/site'], optional: true },
+  { kind: 'session', paths: ['/v1/session', '/v1/websession'], optional: true },
+] as const satisfies readonly { readonly kind: RecordKind; readonly paths: readonly string[]; readonly optional: boolean }[];
+
+type List = (typeof LISTS)[number];
+
+/** The ETag kept for a list the upstream does not have, so that its 404 counts as unchanged. */
+const ABSENT = 'absent';
+
+export interface SyncLimits {
+  /** The longest one request may take, its whole answer read. */
+  readonly timeoutMs: number;
+  /** What one sync may write to temporary files, decompressed. */
+  readonly maxDownload: ByteSize;
+  /** Problems listed when the upstream's records break rules; the rest are counted. */
+  readonly maxProblems: number;
+}
+
+/** What a sync took, to be recorded in the transaction that writes it. */
+export interface Taken {
+  /** Every list was read. */
+  readonly full: boolean;
+  /** The ETag of each list, by path, as the catalogue now stands. */
+  readonly etags: Readonly<Record<string, string>>;
+  readonly catalogueVersion: number;
+  /** What the lists that changed did to the catalogue; undefined when none changed. */
+  readonly result: ImportResult | undefined;
+}
+
+export interface SyncRequest {
+  readonly upstream: Upstream;
+  /** Read every list, rather than the sessions alone. */
+  readonly full: boolean;
+  /** What the last sync of the customer left. */
+  readonly state: SyncState;
+  readonly limits: SyncLimits;
+  /** Stops the sync, as the process stops; the catalogue is left as it was. */
+  readonly signal: AbortSignal;
+  /** Records what was taken, in the transaction that writes it; throws to undo the whole sync. */
+  readonly record: (tx: SqlClient, taken: Taken) => Promise<void>;
+}
+
+export interface SyncOutcome extends Taken {
+  /** The kinds of record whose lists changed and were written. */
+  readonly kinds: readonly RecordKind[];
+}
+
+/** A list read: the answer to each of its paths, and the file each was written to. */
+interface ReadList {
+  readonly list: List;
+  readonly answers: readonly ListAnswer[];
+  readonly files: readonly string[];
+  readonly urls: readonly string[];
+}
+
+const changed = (read: ReadList): boolean => read.answers.some((answer) => answer.status !== 'not modified');
+
+export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise<SyncOutcome> {
+  const { state } = request;
+  // ETags speak for the local catalogue only while nothing else has changed it; otherwise every list is read whole.
+  const current = state.catalogueVersion === (await loadCatalogueVersion(db, state.customer));
+  const etags = current ? state.etags : {};
+  const full = request.full || !current;
+  try {
+    return await syncLists(db, request, full, etags);
+  } catch (error) {
+    if (full || !(error instanceof InvalidImportError)) throw error;
+    return syncLists(db, request, true, etags);
+  }
+}
+
+async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, etags: Readonly<Record<string, string>>): Promise<SyncOutcome> {
+  const { upstream, limits } = request;
+  const directory = await mkdtemp(join(tmpdir(), 'marquee-sync-'));
+  try {
+    const budget = new WriteBudget(limits.maxDownload);
+    const fetch = (path: string, etag: string | null, file: string, optional: boolean): Promise<ListAnswer> =>
+      fetchList({ url: upstream.url + path, token: upstream.token, etag, file, optional, timeoutMs: limits.timeoutMs, budget, signal: request.signal });
+    const reads: ReadList[] = [];
+    for (const list of full ? LISTS : LISTS.filter((candidate) => candidate.kind === 'session')) {
+      const files = list.paths.map((path) => join(directory, `${path.slice(1).replaceAll('/', '-')}.json`));
+      const answers: ListAnswer[] = [];
+      for (const [index, path] of list.paths.entries()) answers.push(await fetch(path, etags[path] ?? null, files[index] as string, list.optional));
+      // A list read from two paths needs both in full once either changed.
+      if (answers.some((answer) => answer.status !== 'not modified')) {
+        for (const [index, path] of list.paths.entries()) {
+          if (answers[index]?.status === 'not modified') answers[index] = await fetch(path, null, files[index] as string, list.optional);
+        }
+      }
+      const absentBefore = list.paths.every((path) => etags[path] === ABSENT);
+      const stillAbsent = absentBefore && answers.every((answer) => answer.status === 'absent');
+      reads.push({ list, answers: stillAbsent ? answers.map(() => ({ status: 'not modified' })) : answers, files, urls: list.paths.map((path) => upstream.url + path) });
+    }
+
+    const tags = new Map(Object.entries(etags));
+    for (const { list, answers } of reads) {
+      list.paths.forEach((path, index) => {
+        const answer = answers[index];
+        if (answer?.status === 'absent') tags.set(path, ABSENT);
+        else if (answer?.status === 'written' && answer.etag !== null) tags.set(path, answer.etag);
+        else if (answer?.status === 'written') tags.delete(path);
+      });
+    }
+    const taken = Object.fromEntries(tags);
+    const changes = reads.filter(changed);
+    if (changes.length === 0) {
+      const catalogueVersion = await loadCatalogueVersion(db, request.state.customer);
+      const outcome = { full, etags: taken, catalogueVersion, result: undefined, kinds: [] };
+      await db.transaction((tx) => request.record(tx, outcome));
+      return outcome;
+    }
+
+    const files: ImportFile[] = [];
+    for (const { list, answers, files: [file, webFile], urls: [url, webUrl] } of changes) {
+      if (answers[0]?.status !== 'written' || file === undefined || url === undefined) continue;
+      if (list.kind === 'film') await completeFilms(file, url, request, budget, directory);
+      const webSessions = list.kind === 'session' && answers[1]?.status === 'written' && webFile !== undefined && webUrl !== undefined ? { file: webFile, url: webUrl } : undefined;
+      files.push({ path: file, name: url, kind: list.kind, ...(list.kind === 'session' ? { complete: await withUrls(webSessions) } : {}) });
+    }
+    const kinds = changes.map(({ list }) => list.kind);
+    return await db.transaction(async (tx) => {
+      const result = await importInto(tx, { customer: request.state.customer, files, replace: new Set(kinds), maxProblems: limits.maxProblems });
+      const outcome = { full, etags: taken, catalogueVersion: result.version, result, kinds };
+      await request.record(tx, outcome);
+      return outcome;
+    });
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The original service's film list leaves DisplaySequence out of every film (its single-film
+ * answer has it): then each film without one is read on its own, and the list is written again
+ * with it. Its first film tells; a list that has it there is taken as it is, and the import
+ * refuses a film further on that lacks it.
+ */
+async function completeFilms(file: string, list: string, request: SyncRequest, budget: WriteBudget, directory: string): Promise<void> {
+  const lacksSequence = (read: ReadRecord): read is ReadRecord & { kind: 'film' } =>
+    read.kind === 'film' && read.raw['DisplaySequence'] === undefined && typeof read.raw['Id'] === 'string';
+  let incomplete = false;
+  for await (const read of readRecords(createReadStream(file), list, 'film')) {
+    incomplete = lacksSequence(read);
+    break;
+  }
+  if (!incomplete) return;
+  const single = join(directory, 'film.json');
+  const { upstream, limits } = request;
+  async function* completed(): AsyncGenerator<string> {
+    let separator = '[';
+    for await (const read of readRecords(createReadStream(file), list, 'film')) {
+      let record: RawValue = read.raw;
+      if (lacksSequence(read)) {
+        const url = `${list}/${encodeURIComponent(read.raw['Id'] as string)}`;
+        await fetchList({ url, token: upstream.token, etag: null, file: single, optional: false, timeoutMs: limits.timeoutMs, budget, signal: request.signal });
+        for await (const detail of readRecords(createReadStream(single), url, 'film')) {
+          if (detail.kind === 'film') record = { ...read.raw, DisplaySequence: detail.raw['DisplaySequence'] };
+        }
+      }
+      yield `${separator}${rawToJson(record)}`;
+      separator = ',';
+    }
+    yield separator === '[' ? '[]' : ']';
+  }
+  await budget.write(`${file}.complete`, completed(), list);
+  await rename(`${file}.complete`, file);
+}
+
+/** What gives each session the Url of its web session, or null where it has none. */
+async function withUrls(webSessions: { readonly file: string; readonly url: string } | undefined): Promise<(raw: RawRecord) => RawRecord> {
+  const urls = new Map<string, RawValue>();
+  if (webSessions !== undefined) {
+    for await (const read of readRecords(createReadStream(webSessions.file), webSessions.url, 'session')) {
+      if (read.kind === 'session' && read.raw['Id'] !== undefined && read.raw['Url'] !== undefined) urls.set(rawToJson(read.raw['Id']), read.raw['Url']);
+    }
+  }
+  return (raw) => ({ ...raw, Url: urls.get(raw['Id'] === undefined ? '' : rawToJson(raw['Id'])) ?? null });
+}

@@ -1,0 +1,326 @@
+/**
+ * Many customers mirrored by one process, each from its own upstream, on two intervals: every
+ * list every `everyMs`, the sessions (which move with every sale) every `sessionsEveryMs`. Each
+ * customer's syncs fall at its own moment of the interval, so that they spread evenly over it.
+ *
+ * The schedule lives in the database (sync_state), and a process takes a customer for the
+ * length of one sync by a lease, renewed while it syncs and given up as it ends: several
+ * processes on one database sync each customer once per interval between them, and when one
+ * dies its customers are taken by the others as soon as its leases run out. The write of a sync
+ * checks that the lease is still its own, in the same transaction, so a process that lost it
+ * (held up for longer than the lease) writes nothing.
+ *
+ * One upstream cannot hold up the others: at most `concurrency` syncs run at once and at most
+ * `perHost` to one host, each sync reads its lists one after the other, every request has a
+ * deadline, and a sync that failed waits for its next try with no slot held.
+ */
+import { randomUUID } from 'node:crypto';
+import { formatProblem } from '../catalogue/problems.js';
+import { LockTimeoutError, type SqlClient } from '../store/sql-client.js';
+import {
+  claimCustomer,
+  enrolCustomers,
+  forgetCustomersBut,
+  loadSyncState,
+  loadSyncStates,
+  makeDue,
+  recordFailure,
+  recordSuccess,
+  releaseLeases,
+  renewLeases,
+  type NextDue,
+  type SyncState,
+} from '../store/sync-repository.js';
+import { InvalidImportError } from './import-files.js';
+import { syncCustomer, type SyncLimits, type SyncOutcome } from './sync-customer.js';
+import { nextSlot, retryDelay } from './sync-schedule.js';
+import { TransientSyncError } from './upstream-fetch.js';
+import type { Upstream } from './upstream-list.js';
+
+export interface FleetSettings {
+  /** How often every list is read; undefined to sync each upstream once, every list, and end. */
+  readonly everyMs: number | undefined;
+  /** How often the sessions are read; at most `everyMs`. */
+  readonly sessionsEveryMs: number;
+  /** Syncs at once, and at once to one host. */
+  readonly concurrency: number;
+  readonly perHost: number;
+  /** Tries after a failure worth trying again (the network, a busy upstream), the first after `retryDelayMs`, each twice as long. */
+  readonly retries: number;
+  readonly retryDelayMs: number;
+  readonly limits: SyncLimits;
+  /**
+   * The upstreams given are every one synced into the database: those of customers no longer
+   * given are forgotten. False for a process that syncs some besides others.
+   */
+  readonly exclusive: boolean;
+}
+
+export interface FleetEvents {
+  readonly onSynced?: (upstream: Upstream, outcome: SyncOutcome, seconds: number) => void;
+  /** A sync failed; it is tried again in `nextInMs`, soon when `retrying`, otherwise at its next interval (or never, syncing once). */
+  readonly onFailed?: (upstream: Upstream, failure: { readonly reason: string; readonly failures: number; readonly retrying: boolean; readonly nextInMs: number }) => void;
+  /** Another process took the customer while this one synced it: this one wrote nothing. */
+  readonly onLost?: (upstream: Upstream) => void;
+  /** Customers no longer synced, whose state was forgotten. */
+  readonly onForgotten?: (customers: readonly string[]) => void;
+  /** The database did not answer; the fleet tries again. */
+  readonly onDatabaseError?: (error: unknown) => void;
+}
+
+/** The write of a sync found that another process holds the customer now. */
+class LeaseLostError extends Error {}
+
+/** Longest the fleet sleeps without looking whether something is due. */
+const LONGEST_SLEEP_MS = 1000;
+/** How long before a process looks at a database that did not answer again. */
+const DATABASE_RETRY_MS = 5000;
+/** Longest lease: how long a customer waits for another process after its syncing process died. */
+const LONGEST_LEASE_MS = 30_000;
+
+/** One line that says why a sync failed, never holding a token: the upstream's address, the rule its data broke. */
+function describeFailure(error: unknown): string {
+  if (error instanceof InvalidImportError) {
+    const [first] = error.problems;
+    const more = error.problemCount - 1;
+    return first === undefined ? error.message : `${formatProblem(first)}${more > 0 ? ` (and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'})` : ''}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A failure that may pass by itself: the network, a busy upstream, another writer holding the database. */
+function isTransient(error: unknown): boolean {
+  return error instanceof TransientSyncError || error instanceof LockTimeoutError;
+}
+
+export class SyncFleet {
+  /** This process, as leases name it. */
+  private readonly owner = randomUUID();
+  private upstreams = new Map<string, Upstream>();
+  /** When each customer is next due, as far as this process knows; the database decides. */
+  private readonly due = new Map<string, number>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly hosts = new Map<string, number>();
+  /** Syncs with no further try, by customer, and their last failure (null when they succeeded); only when syncing once. */
+  private readonly ended = new Map<string, unknown>();
+  /** Failures in a row of this run, by customer; only when syncing once. */
+  private readonly tries = new Map<string, number>();
+  private readonly stopping = new AbortController();
+  private wake: () => void = () => {};
+
+  constructor(
+    private readonly db: SqlClient,
+    private readonly settings: FleetSettings,
+    private readonly events: FleetEvents = {},
+  ) {}
+
+  /** How long a process holds a customer without renewing: at most one sessions interval. */
+  private get leaseMs(): number {
+    return Math.min(LONGEST_LEASE_MS, this.settings.sessionsEveryMs);
+  }
+
+  private get once(): boolean {
+    return this.settings.everyMs === undefined;
+  }
+
+  /**
+   * Takes up a list of upstreams: a customer never synced, or whose upstream moved, is due at
+   * once, as is one whose token changed (it may be the fix of a refused one); others keep their
+   * schedule; one no longer listed is no longer synced (its catalogue stays as it is).
+   */
+  async setUpstreams(upstreams: readonly Upstream[]): Promise<void> {
+    const next = new Map(upstreams.map((upstream) => [upstream.customer, upstream]));
+    const moved = upstreams.filter((upstream) => this.upstreams.get(upstream.customer)?.url !== upstream.url);
+    const retokened = upstreams.filter((upstream) => {
+      const before = this.upstreams.get(upstream.customer);
+      return before !== undefined && before.url === upstream.url && before.token !== upstream.token;
+    });
+    const { everyMs, sessionsEveryMs, exclusive } = this.settings;
+    const intervals = everyMs === undefined ? null : { everySeconds: everyMs / 1000, sessionsEverySeconds: sessionsEveryMs / 1000 };
+    const now = Date.now();
+    const forgotten = await this.db.transaction(async (tx) => {
+      await enrolCustomers(tx, moved, intervals, now);
+      await makeDue(tx, retokened.map((upstream) => upstream.customer), now);
+      return exclusive ? forgetCustomersBut(tx, new Set(next.keys())) : [];
+    });
+    const states = new Map((await loadSyncStates(this.db)).map((state) => [state.customer, state]));
+    this.upstreams = next;
+    for (const customer of this.due.keys()) if (!next.has(customer)) this.due.delete(customer);
+    for (const { customer } of upstreams) this.due.set(customer, this.once ? now : (states.get(customer)?.dueAt ?? now));
+    if (forgotten.length > 0) this.events.onForgotten?.(forgotten);
+    this.wake();
+  }
+
+  /**
+   * Syncs until stopped or, syncing once, until every upstream has been synced or has failed
+   * for good. Resolves when every sync under way has ended and the leases are given up.
+   */
+  async run(): Promise<void> {
+    const renewal = setInterval(() => {
+      if (this.running.size === 0) return;
+      this.db.transaction((tx) => renewLeases(tx, this.owner, Date.now() + this.leaseMs)).catch((error: unknown) => this.events.onDatabaseError?.(error));
+    }, this.leaseMs / 3);
+    try {
+      while (!this.stopping.signal.aborted && !(this.once && this.ended.size >= this.upstreams.size)) {
+        await this.startDue();
+        await this.sleep();
+      }
+    } finally {
+      clearInterval(renewal);
+      await Promise.all(this.running.values());
+      await this.db.transaction((tx) => releaseLeases(tx, this.owner)).catch((error: unknown) => this.events.onDatabaseError?.(error));
+    }
+  }
+
+  /** Stops starting syncs and stops those under way; their catalogues are left as they were. */
+  stop(): void {
+    this.stopping.abort();
+    this.wake();
+  }
+
+  /** The last failure of each upstream that failed, once every one has ended: when syncing once. */
+  failures(): Map<string, unknown> {
+    return new Map([...this.ended].filter(([, failure]) => failure !== null));
+  }
+
+  private async sleep(): Promise<void> {
+    const now = Date.now();
+    const waiting = [...this.upstreams.keys()].filter((customer) => !this.running.has(customer) && !this.ended.has(customer));
+    const next = Math.min(...waiting.map((customer) => this.due.get(customer) ?? now));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, Math.min(next - now, LONGEST_SLEEP_MS)));
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private hostOf(upstream: Upstream): string {
+    return new URL(upstream.url).host;
+  }
+
+  /** Starts the syncs that are due, as far as the slots allow, each once the database lets this process take it. */
+  private async startDue(): Promise<void> {
+    const now = Date.now();
+    const { concurrency, perHost } = this.settings;
+    const hosts = new Map(this.hosts);
+    const chosen: Upstream[] = [];
+    const due = [...this.upstreams.values()]
+      .filter(({ customer }) => !this.running.has(customer) && !this.ended.has(customer) && (this.due.get(customer) ?? now) <= now)
+      .sort((a, b) => (this.due.get(a.customer) ?? now) - (this.due.get(b.customer) ?? now));
+    for (const upstream of due) {
+      if (this.running.size + chosen.length >= concurrency) break;
+      const host = this.hostOf(upstream);
+      if ((hosts.get(host) ?? 0) >= perHost) continue;
+      hosts.set(host, (hosts.get(host) ?? 0) + 1);
+      chosen.push(upstream);
+    }
+    if (chosen.length === 0) return;
+    const claim = { owner: this.owner, now, leaseUntil: now + this.leaseMs, due: this.once ? 'now' : 'when due' } as const;
+    let claims: { upstream: Upstream; claimed: SyncState | undefined; found: SyncState | undefined }[];
+    try {
+      claims = await this.db.transaction(async (tx) => {
+        const results = [];
+        for (const upstream of chosen) {
+          const claimed = await claimCustomer(tx, upstream.customer, claim);
+          const found = claimed ?? (await loadSyncState(tx, upstream.customer));
+          // Forgotten by a process that lists other upstreams: listed again, due at once.
+          if (found === undefined) await enrolCustomers(tx, [upstream], null, now);
+          results.push({ upstream, claimed, found });
+        }
+        return results;
+      });
+    } catch (error) {
+      this.events.onDatabaseError?.(error);
+      for (const { customer } of chosen) this.due.set(customer, now + DATABASE_RETRY_MS);
+      return;
+    }
+    for (const { upstream, claimed, found } of claims) {
+      if (claimed !== undefined) this.start(upstream, claimed);
+      else if (found === undefined) this.due.set(upstream.customer, now);
+      else if (this.once) this.ended.set(upstream.customer, new Error(`another sync process is syncing customer '${upstream.customer}' now`));
+      else this.due.set(upstream.customer, Math.max(found.dueAt, found.leaseUntil ?? 0));
+    }
+  }
+
+  private start(upstream: Upstream, state: SyncState): void {
+    const host = this.hostOf(upstream);
+    this.hosts.set(host, (this.hosts.get(host) ?? 0) + 1);
+    const done = this.sync(upstream, state).finally(() => {
+      this.hosts.set(host, (this.hosts.get(host) ?? 1) - 1);
+      this.running.delete(upstream.customer);
+      this.wake();
+    });
+    this.running.set(upstream.customer, done);
+  }
+
+  /** When the customer is next due after a sync that started at `started`: at its moments of each interval. */
+  private scheduleAfter(customer: string, started: number, full: boolean, state: SyncState): NextDue {
+    const { everyMs, sessionsEveryMs } = this.settings;
+    // Synced once, by hand: the schedule of the processes that keep syncing it stays as it was.
+    if (everyMs === undefined) return { dueAt: state.dueAt, catalogueDueAt: state.catalogueDueAt };
+    const catalogueDueAt = full ? nextSlot(customer, started, everyMs) : state.catalogueDueAt;
+    return { dueAt: Math.min(nextSlot(customer, started, sessionsEveryMs), catalogueDueAt), catalogueDueAt };
+  }
+
+  private async sync(upstream: Upstream, state: SyncState): Promise<void> {
+    const { customer } = upstream;
+    const started = Date.now();
+    const full = this.once || state.catalogueDueAt <= started;
+    try {
+      const outcome = await syncCustomer(this.db, {
+        upstream,
+        full,
+        state,
+        limits: this.settings.limits,
+        signal: this.stopping.signal,
+        record: async (tx, taken) => {
+          const success = { at: Date.now(), full: taken.full, changed: taken.result?.written === true, etags: taken.etags, catalogueVersion: taken.catalogueVersion };
+          if (!(await recordSuccess(tx, customer, this.owner, { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
+        },
+      });
+      this.due.set(customer, this.scheduleAfter(customer, started, outcome.full, state).dueAt);
+      if (this.once) this.ended.set(customer, null);
+      this.events.onSynced?.(upstream, outcome, (Date.now() - started) / 1000);
+    } catch (error) {
+      // Stopped: the catalogue is as it was, and the lease is given up as the process stops.
+      if (this.stopping.signal.aborted) return;
+      if (error instanceof LeaseLostError) {
+        this.due.set(customer, Date.now() + this.settings.sessionsEveryMs);
+        this.events.onLost?.(upstream);
+        return;
+      }
+      await this.failed(upstream, state, started, full, error);
+    }
+  }
+
+  private async failed(upstream: Upstream, state: SyncState, started: number, full: boolean, error: unknown): Promise<void> {
+    const { customer } = upstream;
+    const now = Date.now();
+    const failures = state.failures + 1;
+    // Syncing once, only the tries of this run count: not those of processes before it.
+    let tries = failures;
+    if (this.once) {
+      tries = (this.tries.get(customer) ?? 0) + 1;
+      this.tries.set(customer, tries);
+    }
+    const { retries, retryDelayMs, everyMs, sessionsEveryMs } = this.settings;
+    const retrying = isTransient(error) && tries <= retries;
+    // An upstream that asks to be left alone is, for at most one interval.
+    const retryAfterMs = Math.min(error instanceof TransientSyncError ? (error.retryAfterMs ?? 0) : 0, everyMs ?? sessionsEveryMs);
+    const regular = this.scheduleAfter(customer, started, full, state);
+    const next = retrying
+      ? { dueAt: now + Math.max(retryDelay(tries, retryDelayMs), retryAfterMs), catalogueDueAt: state.catalogueDueAt }
+      : { dueAt: Math.max(regular.dueAt, now + retryAfterMs), catalogueDueAt: regular.catalogueDueAt };
+    const reason = describeFailure(error);
+    try {
+      await this.db.transaction((tx) => recordFailure(tx, customer, this.owner, { ...next, error: reason }));
+    } catch (databaseError) {
+      this.events.onDatabaseError?.(databaseError);
+    }
+    this.due.set(customer, next.dueAt);
+    if (this.once && !retrying) this.ended.set(customer, error);
+    this.events.onFailed?.(upstream, { reason, failures, retrying, nextInMs: next.dueAt - now });
+  }
+}
