@@ -147,7 +147,9 @@ describe('/openapi.json', () => {
       assert.deepEqual(parameters?.filter((parameter) => parameter['in'] === 'query').map((parameter) => parameter['name']), filters, path);
       assert.deepEqual(Object.keys(responses['200']?.content ?? {}), [mediaType], path);
       assert.deepEqual(Object.keys(responses).sort(), ['200', '304', '400', '401', '403', '404', '429'], path);
-      for (const status of ['400', '401', '403', '404', '429']) assert.deepEqual(Object.keys(responses[status]?.content ?? {}), PROBLEMS, `${path} ${status}`);
+      // The page's problems are pages too, to a browser.
+      const problems = path === '/whats-on' ? ['text/html', ...PROBLEMS] : PROBLEMS;
+      for (const status of ['400', '401', '403', '404', '429']) assert.deepEqual(Object.keys(responses[status]?.content ?? {}), problems, `${path} ${status}`);
     }
     assert.deepEqual(doc.components.securitySchemes['ProgrammeKey'], {
       type: 'apiKey',

@@ -261,6 +261,22 @@ describe('/whats-on in headless Chromium', { skip }, () => {
     await seen.page.close();
   });
 
+  test('a link with a bad filter, or a frame whose key is refused, shows a page that says why, styled and accessible', TIMEOUT, async () => {
+    for (const [url, detail] of [
+      [`${base}/whats-on?key=${key}&days=99`, "The days parameter must be a whole number of days from 1 to 62, got '99'."],
+      [`${base}/whats-on?key=mq_pub_unknown&embed=1`, 'The key is not known.'],
+    ] as const) {
+      const seen = await visit(url, { width: 360, dark: true });
+      assert.deepEqual(await seen.page.evaluate(`[document.querySelector('h1').textContent, document.querySelector('main p').textContent]`), [url.includes('days') ? 'Bad Request' : 'Unauthorized', detail]);
+      assert.match(String(await seen.page.evaluate('getComputedStyle(document.body).fontFamily')), /system-ui/, 'in the page\'s own style');
+      assert.deepEqual(await axeViolations(seen.page), [], url);
+      assert.equal(await overflow(seen.page), 0);
+      assert.deepEqual(seen.violations, []);
+      assert.deepEqual(seen.elsewhere, []);
+      await seen.page.close();
+    }
+  });
+
   test('framed by the cinema\'s page with the README\'s line, it fits its frame; another site\'s page cannot frame it', TIMEOUT, async () => {
     const host = await visit(`${cinema}/`, { width: 360 });
     const frame = host.page.frames().find((candidate) => candidate.url().startsWith(`${base}/whats-on?`));

@@ -30,6 +30,9 @@ const WEEK = [
   sessionStarting(8, '2026-12-04T19:30:00'),
 ];
 
+/** What Chromium and Firefox send for a page. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 const get = (t: TestApp, url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
 async function page(t: TestApp, url: string, headers: Record<string, string> = {}): Promise<string> {
@@ -279,6 +282,11 @@ describe('GET /whats-on', () => {
     assert.equal(directives((await get(t, `/whats-on?key=${anywhere}`)).headers['content-security-policy']).get('frame-ancestors'), '*');
     assert.equal((await get(t, `/whats-on?key=${locked}`, { origin: 'https://elsewhere.example' })).statusCode, 403, 'another origin\'s page cannot fetch it');
     assert.equal((await get(t, '/whats-on')).statusCode, 401, 'once closed, it needs a key');
+    const unknown = await get(t, '/whats-on?key=mq_pub_nothing&embed=1', { accept: BROWSER_ACCEPT });
+    assert.equal(unknown.statusCode, 401);
+    assert.equal(unknown.headers['content-type'], 'text/html; charset=utf-8', 'a frame whose key is refused shows why');
+    assert.equal(text(elements(unknown.body, 'p', 'class="lead"')[0] ?? ''), 'The key is not known.');
+    assert.equal(directives(unknown.headers['content-security-policy']).get('frame-ancestors'), '*');
   });
 
   test('is answered from what the catalogue prepared: an ETag, 304, compression, the key\'s caching; it follows the clock', TIMEOUT, async () => {
@@ -310,17 +318,33 @@ describe('GET /whats-on', () => {
     assert.match(elements(saturday.body, 'nav')[0] ?? '', /<span>Today<\/span> <span>28 Nov<\/span>/);
   });
 
-  test('a bad filter, or embed, answers 400 naming it', TIMEOUT, async () => {
+  test('a bad filter, or embed, answers 400 naming it: as a page to a browser, as a problem to a program asking for JSON', TIMEOUT, async () => {
     const t = await appWithSessions(WEEK, { now: () => FRIDAY_MORNING });
     for (const [query, detail] of [
       ['days=0', "The days parameter must be a whole number of days from 1 to 62, got '0'."],
       ['embed=yes', "The embed parameter must be 1 (framed) or 0, got 'yes'."],
       ['embed=1&embed=1', 'The embed parameter must be given once.'],
     ]) {
-      const response = await get(t, `/whats-on?${query}`);
+      const response = await get(t, `/whats-on?${query}`, { accept: 'application/json' });
       assert.equal(response.statusCode, 400, query);
       assert.equal(response.json<Json>()['detail'], detail);
+      const shown = await get(t, `/whats-on?${query}`, { accept: BROWSER_ACCEPT });
+      assert.equal(shown.statusCode, 400, query);
+      assert.equal(shown.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(text(elements(shown.body, 'p', 'class="lead"')[0] ?? ''), detail);
     }
+    const page = await get(t, '/whats-on?from=<script>alert(1)</script>', { accept: BROWSER_ACCEPT });
+    assert.equal(page.statusCode, 400);
+    assert.match(page.body, /<html lang="en" dir="ltr"/);
+    assert.match(page.body, /<title>Bad Request<\/title>/);
+    assert.match(page.body, /<meta name="robots" content="noindex">/);
+    assert.doesNotMatch(page.body, /<script/, 'what the link held is shown as text');
+    assert.match(page.body, /got &#39;&lt;script&gt;alert\(1\)&lt;\/script&gt;&#39;/);
+    const policy = directives(page.headers['content-security-policy']);
+    assert.equal(policy.get('default-src'), "'none'");
+    assert.equal(policy.get('style-src'), "'self'", 'its only file is the page stylesheet');
+    assert.equal((await get(t, '/whats-on?days=0&format=xml', { accept: BROWSER_ACCEPT })).headers['content-type'], 'application/problem+xml; charset=utf-8');
+    assert.equal((await get(t, '/programme?days=0', { accept: BROWSER_ACCEPT })).headers['content-type'], 'application/problem+xml; charset=utf-8', 'the API answers problems as it did');
     assert.equal((await get(t, '/whats-on?colour=blue')).statusCode, 200, 'unknown parameters are ignored');
     assert.equal((await t.app.inject({ method: 'POST', url: '/whats-on' })).statusCode, 405);
   });

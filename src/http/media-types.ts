@@ -20,16 +20,30 @@ const MEDIA_TYPES: Readonly<Record<Offer, MediaType>> = {
 };
 
 const negotiateAccept = rememberedByHeader((accept: string) => MEDIA_TYPES[negotiate(accept, OFFERS)]);
+/** A page is answered to any request that does not prefer one of the API's media types, as a browser's does not. */
+const prefersHtmlAccept = rememberedByHeader((accept: string) => negotiate(accept, ['text/html', ...OFFERS]) === 'text/html');
 
 /**
  * The media type a request asks for: `?format=json|xml` overrides Accept; an unknown value is
  * ignored like any unknown parameter.
  */
 export function requestedMediaType(request: FastifyRequest): MediaType {
-  // A request refused before routing (a malformed URL) has no parsed query.
-  const format = (request.query as { format?: unknown } | undefined)?.format;
+  const format = formatParameter(request);
   if (format === 'json') return MEDIA_TYPES['application/json'];
   if (format === 'xml') return MEDIA_TYPES['application/xml'];
   const accept = request.headers.accept;
   return accept === undefined ? MEDIA_TYPES[OFFERS[0]] : negotiateAccept(accept);
+}
+
+/** Whether a request to a page prefers HTML to the API's media types: unless `?format=` or Accept asks for one of those. */
+export function prefersHtml(request: FastifyRequest): boolean {
+  if (formatParameter(request) !== undefined) return false;
+  const accept = request.headers.accept;
+  return accept === undefined || prefersHtmlAccept(accept);
+}
+
+function formatParameter(request: FastifyRequest): 'json' | 'xml' | undefined {
+  // A request refused before routing (a malformed URL) has no parsed query.
+  const format = (request.query as { format?: unknown } | undefined)?.format;
+  return format === 'json' || format === 'xml' ? format : undefined;
 }

@@ -6,8 +6,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Representation, Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Problem } from './http-error.js';
-import { requestedMediaType } from './media-types.js';
+import { problemPage, PROBLEM_PAGE_POLICY } from '../showtimes/problem-page.js';
+import { PAGE_CONTENT_TYPE } from '../showtimes/showtimes-page.js';
+import { prefersHtml, requestedMediaType } from './media-types.js';
 import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers a page: its problems are pages too, to a request that prefers HTML. */
+    page?: true;
+  }
+}
 
 /** Adds `fields` to the answer's Vary, after what a step before (CORS, access) put there. */
 export function vary(reply: FastifyReply, fields: string): void {
@@ -66,7 +75,11 @@ function send(
 
 /** A problem in the format the request negotiated. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
-  const { format } = requestedMediaType(request);
   vary(reply, 'Accept');
-  return reply.code(problem.status).headers(problem.headers).header('content-type', PROBLEM_CONTENT_TYPES[format]).send(problemBody(format, problem));
+  reply.code(problem.status).headers(problem.headers);
+  if (request.routeOptions.config.page === true && prefersHtml(request)) {
+    return reply.header('content-security-policy', PROBLEM_PAGE_POLICY).header('content-type', PAGE_CONTENT_TYPE).send(problemPage(problem));
+  }
+  const { format } = requestedMediaType(request);
+  return reply.header('content-type', PROBLEM_CONTENT_TYPES[format]).send(problemBody(format, problem));
 }

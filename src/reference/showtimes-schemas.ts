@@ -178,6 +178,17 @@ const OTHER_ANSWERS = {
   429: problemDocumentation('The rate limit of the key\'s client address (or of the token) is spent. Carries `Retry-After`.'),
 };
 
+/**
+ * What the page may answer besides its 200: the programme's problems, and each as a page too, to a
+ * request that prefers HTML, as a browser following a link does.
+ */
+const PAGE_OTHER_ANSWERS = Object.fromEntries(
+  Object.entries(OTHER_ANSWERS).map(([status, answer]) => [
+    status,
+    'content' in answer ? { ...answer, content: { 'text/html': { schema: Type.String({ description: 'A page that says what went wrong: the title and detail of the problem.' }) }, ...answer.content } } : answer,
+  ]),
+);
+
 const ANSWER_HEADERS = {
   ETag: ETAG,
   'Cache-Control': { type: 'string', description: '`public, max-age=60` to a publishable key (`--programme-cache-control`); else as `--cache-control`.' },
@@ -242,7 +253,7 @@ export function pageOperation(): FastifySchema {
         },
         content: { 'text/html': { schema: Type.String({ description: 'An HTML document.' }) } },
       },
-      ...OTHER_ANSWERS,
+      ...PAGE_OTHER_ANSWERS,
     },
   };
 }

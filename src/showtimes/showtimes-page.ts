@@ -18,6 +18,7 @@ import { showtimesLinkedData } from './showtimes-linked-data.js';
 import { DEFAULT_DAYS, type ShowtimesQuery } from './showtimes-query.js';
 
 export const PAGE_PATH = '/whats-on';
+export const PAGE_CONTENT_TYPE = 'text/html; charset=utf-8';
 
 /** What a page depends on besides its selection: who asked, and how. */
 export interface PageVisit {

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PAGE_ASSETS, type PageAsset } from '../../showtimes/page-assets.js';
 import { pagePolicy } from '../../showtimes/page-policy.js';
-import { PAGE_PATH } from '../../showtimes/showtimes-page.js';
+import { PAGE_CONTENT_TYPE, PAGE_PATH } from '../../showtimes/showtimes-page.js';
 import { parseEmbed, parseShowtimesQuery } from '../../showtimes/showtimes-query.js';
 import { pageOperation } from '../../reference/showtimes-schemas.js';
 import { badParameter, NO_SITE } from '../http-error.js';
@@ -16,7 +16,6 @@ import { sendAnswer, sendProblem } from '../respond.js';
 import { answerFromCatalogue, DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod, when } from './from-catalogue.js';
 import { answerPreflight, readableByPages, type ShowtimesRouteOptions } from './showtimes-routes.js';
 
-const PAGE_CONTENT_TYPE = 'text/html; charset=utf-8';
 /** A file asked for with its current version never changes. */
 const VERSIONED_ASSET = 'public, max-age=31536000, immutable';
 /** One asked for without it (a cinema's page loads frame.js so) is checked again each time, at the cost of a 304. */
@@ -34,7 +33,7 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: PageAsse
 }
 
 export function registerWhatsOnRoutes(app: FastifyInstance, { catalogues, cacheControl, publicCacheControl, access, now }: ShowtimesRouteOptions): void {
-  const config = { cors: false } as const;
+  const config = { cors: false, page: true } as const;
   const page = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
     const query = parseShowtimesQuery(request.query as Record<string, unknown>);
     if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
