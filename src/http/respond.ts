@@ -77,7 +77,7 @@ function send(
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
   vary(reply, 'Accept');
   reply.code(problem.status).headers(problem.headers);
-  if (request.routeOptions.config.page === true && prefersHtml(request)) {
+  if (prefersHtml(request) && request.routeOptions.config.page === true) {
     return reply.header('content-security-policy', PROBLEM_PAGE_POLICY).header('content-type', PAGE_CONTENT_TYPE).send(problemPage(problem));
   }
   const { format } = requestedMediaType(request);
