@@ -17,10 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
+import { launchChromium } from './chromium.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
 const OUT = join(ROOT, 'docs', 'screenshots');
 /** Every wait; starting a server and a browser on a busy machine takes seconds, never this long. */
 const STEP_MS = 30_000;
@@ -102,13 +101,7 @@ function standInPoster(url: string): string {
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'marquee-screenshots-'));
   const server = await serveDemo(join(work, 'marquee.db'));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: STEP_MS,
-    protocolTimeout: STEP_MS,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-  });
+  const browser = await launchChromium(STEP_MS);
   try {
     const page = `${server.url}/whats-on`;
     const identity = (await sent(page, 'identity')).bytes;

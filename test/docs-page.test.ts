@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { issueToken } from '../src/access/manage-tokens.js';
 import { DEMO_FILES, startTestApp } from './helpers.js';
+import { launchChromium, NO_CHROMIUM } from '../scripts/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Every wait in the browser; the steps together stay well under the test's timeout. */
 const STEP_MS = 15_000;
 
-// Outside CI a machine without Chromium skips the browser test; in CI a missing browser is a failure.
-const skip = existsSync(CHROMIUM) || process.env['CI'] === 'true' ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`;
 
 describe('/docs', () => {
   test('is Swagger UI under a strict content security policy, every asset served here', { timeout: 30_000 }, async () => {
@@ -44,7 +41,7 @@ describe('/docs', () => {
     for (const url of ['/docs/json', '/docs/yaml']) assert.equal((await app.inject({ method: 'GET', url })).statusCode, 404, `${url}: the document has one address`);
   });
 
-  test('in headless Chromium, tries GET /v4/film/{id} with a token, in JSON then XML, loading nothing from elsewhere', { skip, timeout: 60_000 }, async () => {
+  test('in headless Chromium, tries GET /v4/film/{id} with a token, in JSON then XML, loading nothing from elsewhere', { skip: NO_CHROMIUM, timeout: 60_000 }, async () => {
     const t = await startTestApp();
     const { token } = await issueToken(t.db, { customer: 'default', label: 'docs' });
     await t.tokens.refresh();
@@ -65,7 +62,7 @@ describe('/docs', () => {
     assert.deepEqual(tries.map((request) => request.headers['veeziaccesstoken']), [token, token], 'each try sent the token');
   });
 
-  test('in headless Chromium, tries GET /programme with a publishable key in the query, and its filters', { skip, timeout: 60_000 }, async () => {
+  test('in headless Chromium, tries GET /programme with a publishable key in the query, and its filters', { skip: NO_CHROMIUM, timeout: 60_000 }, async () => {
     const t = await startTestApp(DEMO_FILES);
     await issueToken(t.db, { customer: 'default', label: 'closes the service' });
     const { token: key } = await issueToken(t.db, { customer: 'default', label: 'docs', kind: 'publishable' });
@@ -99,15 +96,7 @@ interface SentRequest {
  * requests the page sent to `base`.
  */
 async function inSwaggerUi(base: string, work: (page: Page) => Promise<void>): Promise<SentRequest[]> {
-  assert.ok(existsSync(CHROMIUM), `CI needs Chromium at ${CHROMIUM}`);
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: STEP_MS,
-    protocolTimeout: STEP_MS,
-    // Any host other than the loopback address resolves to nothing, should interception miss a request.
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-  });
+  const browser = await launchChromium(STEP_MS);
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(STEP_MS);

@@ -5,24 +5,21 @@
  * framed by a cinema's page with the one line the README gives.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { before, describe, test } from 'node:test';
-import puppeteer, { type Browser, type Frame, type Page } from 'puppeteer-core';
+import type { Browser, Frame, Page } from 'puppeteer-core';
 import { issueToken } from '../src/access/manage-tokens.js';
 import { appWithSessions, atEnd, sessionStarting } from './helpers.js';
+import { launchChromium, NO_CHROMIUM } from '../scripts/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Every wait in the browser; a test's steps together stay well under its timeout. */
 const STEP_MS = 20_000;
 const TIMEOUT = { timeout: 120_000 };
 /** The zone of the visitor, far from the cinema's. */
 const VISITOR_ZONE = 'America/New_York';
 
-// Outside CI a machine without Chromium skips the browser tests; in CI a missing browser is a failure.
-const skip = existsSync(CHROMIUM) || process.env['CI'] === 'true' ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`;
 
 /** 10:00 on Friday 3 April 2026 in Wellington; New Zealand's clocks go back an hour at 03:00 on Sunday. */
 const NOW = Date.parse('2026-04-02T21:00:00Z');
@@ -133,8 +130,7 @@ async function site(page: () => string): Promise<string> {
 }
 
 before(async () => {
-  if (skip !== false) return;
-  assert.ok(existsSync(CHROMIUM), `CI needs Chromium at ${CHROMIUM}`);
+  if (NO_CHROMIUM !== false) return;
   cinema = await site(cinemaPage);
   elsewhere = await site(cinemaPage);
   const t = await appWithSessions(SESSIONS, { now: () => NOW });
@@ -142,14 +138,7 @@ before(async () => {
   key = (await issueToken(t.db, { customer: 'default', label: 'cinema', kind: 'publishable', origins: [cinema] })).token;
   await t.tokens.refresh();
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: STEP_MS,
-    protocolTimeout: STEP_MS,
-    // Any host other than the loopback address resolves to nothing, should interception miss a request.
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-  });
+  browser = await launchChromium(STEP_MS);
   // Closed first, so that no connection of the browser's keeps the servers waiting as they close.
   atEnd(() => browser.close());
 });
@@ -205,7 +194,7 @@ function cinemaPage(): string {
   return `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>Our cinema</title></head><body style="margin:0"><h1>Our cinema</h1>${embedLine()}<p>Find us on Cuba Street.</p></body></html>`;
 }
 
-describe('/whats-on in headless Chromium', { skip }, () => {
+describe('/whats-on in headless Chromium', { skip: NO_CHROMIUM }, () => {
   test('a visitor in another zone sees the cinema\'s days and times, links to book, sold out and few left, badges in their colours; with no JavaScript too', TIMEOUT, async () => {
     const seen = await visit(`${base}/whats-on?key=${key}`);
     assert.equal(await seen.page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone'), VISITOR_ZONE, 'the visitor is in New York');
