@@ -177,17 +177,7 @@ describe('marquee sync', () => {
     const local = await freshDatabase();
     assert.equal((await runCli(['import', '--database', local, DEMO])).status, 0);
     const before = await exportCatalogue(local);
-    const endless = await passing((request, response) => {
-      if (request.url !== '/v4/film') return false;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(65_536, ' ');
-      const pour = (): void => {
-        while (!response.destroyed && response.write(chunk));
-      };
-      response.on('drain', pour);
-      pour();
-      return true;
-    });
+    const endless = await passing((request, response) => request.url === '/v4/film' && FAILING.endless()(request, response));
     // 64 MiB of spaces, 64 KiB or less on the wire.
     const spaces = Buffer.alloc(64 * 2 ** 20, ' ');
     const bombs = {
