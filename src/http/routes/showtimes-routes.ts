@@ -7,8 +7,8 @@
  * kept by shared caches.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { parseShowtimesQuery } from '../../showtimes/showtimes-query.js';
-import type { ShowtimesFormat } from '../../showtimes/showtimes.js';
+import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showtimes-query.js';
+import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
 import { showtimesOperation } from '../../reference/showtimes-schemas.js';
 import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../cors.js';
 import { badParameter, NO_SITE } from '../http-error.js';
@@ -60,26 +60,39 @@ export const answerPreflight: onRequestHookHandler = (request, reply, done) => {
     .send();
 };
 
-export function registerShowtimesRoutes(app: FastifyInstance, { catalogues, cacheControl, publicCacheControl, access, now }: ShowtimesRouteOptions): void {
+/** What answers a request from the programme: its prepared selections, the filters read, and the Cache-Control its caller allows. */
+export type ShowtimesAnswer = (showtimes: Showtimes, query: ShowtimesQuery, cacheControl: string) => FastifyReply;
+
+/**
+ * Answers from the programme the customer's catalogue prepared: the filters first, so that a bad
+ * one is told without touching the catalogue (400 naming it), then the programme, 404 while no
+ * site was imported.
+ */
+export function answerFromShowtimes(
+  { catalogues, cacheControl, publicCacheControl }: ShowtimesRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: ShowtimesAnswer,
+): FastifyReply | Promise<FastifyReply> {
+  const query = parseShowtimesQuery(request.query as Record<string, unknown>);
+  if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
+  const cached = request.publishable ? publicCacheControl : cacheControl;
+  return answerFromCatalogue(
+    catalogues,
+    request,
+    reply,
+    (catalogue) => when(catalogue.part('showtimes'), (showtimes) => (showtimes === null ? sendProblem(request, reply, NO_SITE) : answer(showtimes, query, cached))),
+    'showtimes',
+  );
+}
+
+export function registerShowtimesRoutes(app: FastifyInstance, options: ShowtimesRouteOptions): void {
   // The answers' CORS are the programme's own: a global --cors-origin leaves them alone.
   const config = { cors: false } as const;
   for (const { path, format, contentType } of SHOWTIMES_PATHS) {
-    const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
-      const query = parseShowtimesQuery(request.query as Record<string, unknown>);
-      if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
-      const cached = request.publishable ? publicCacheControl : cacheControl;
-      return answerFromCatalogue(
-        catalogues,
-        request,
-        reply,
-        (catalogue) =>
-          when(catalogue.part('showtimes'), (showtimes) =>
-            showtimes === null ? sendProblem(request, reply, NO_SITE) : sendAnswer(request, reply, showtimes.answer(query, format, now()), contentType, cached),
-          ),
-        'showtimes',
-      );
-    };
-    app.get(path, { ...DOCUMENTATION_ONLY, schema: showtimesOperation(format, contentType), config, onRequest: [readableByPages, access] }, answer);
-    app.route({ method: [...OTHER_METHODS], url: path, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
+    const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
+      answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendAnswer(request, reply, showtimes.answer(query, format, options.now()), contentType, cached));
+    app.get(path, { ...DOCUMENTATION_ONLY, schema: showtimesOperation(format, contentType), config, onRequest: [readableByPages, options.access] }, answer);
+    app.route({ method: [...OTHER_METHODS], url: path, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, options.access], handler: refuseMethod });
   }
 }

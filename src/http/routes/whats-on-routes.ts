@@ -9,12 +9,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PAGE_ASSETS, type PageAsset } from '../../showtimes/page-assets.js';
 import { pagePolicy } from '../../showtimes/page-policy.js';
 import { PAGE_CONTENT_TYPE, PAGE_PATH } from '../../showtimes/showtimes-page.js';
-import { parseEmbed, parseShowtimesQuery } from '../../showtimes/showtimes-query.js';
+import { parseEmbed } from '../../showtimes/showtimes-query.js';
 import { pageOperation } from '../../reference/showtimes-schemas.js';
-import { badParameter, NO_SITE } from '../http-error.js';
+import { badParameter } from '../http-error.js';
 import { sendAnswer, sendProblem } from '../respond.js';
-import { answerFromCatalogue, DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod, when } from './from-catalogue.js';
-import { answerPreflight, readableByPages, type ShowtimesRouteOptions } from './showtimes-routes.js';
+import { DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod } from './from-catalogue.js';
+import { answerFromShowtimes, answerPreflight, readableByPages, type ShowtimesRouteOptions } from './showtimes-routes.js';
 
 /** A file asked for with its current version never changes. */
 const VERSIONED_ASSET = 'public, max-age=31536000, immutable';
@@ -32,31 +32,20 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: PageAsse
   return sendAnswer(request, reply, asset.representation, asset.contentType, version === asset.version ? VERSIONED_ASSET : UNVERSIONED_ASSET);
 }
 
-export function registerWhatsOnRoutes(app: FastifyInstance, { catalogues, cacheControl, publicCacheControl, access, now }: ShowtimesRouteOptions): void {
+export function registerWhatsOnRoutes(app: FastifyInstance, options: ShowtimesRouteOptions): void {
   const config = { cors: false, page: true } as const;
   const page = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
-    const query = parseShowtimesQuery(request.query as Record<string, unknown>);
-    if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
     const embed = parseEmbed(request.query as Record<string, unknown>);
     if (typeof embed !== 'boolean') return sendProblem(request, reply, badParameter(embed.parameter, embed.rule, embed.value));
     const visit = { key: keyInQuery(request), embed, origin: `${request.protocol}://${request.host}` };
-    const cached = request.publishable ? publicCacheControl : cacheControl;
-    return answerFromCatalogue(
-      catalogues,
-      request,
-      reply,
-      (catalogue) =>
-        when(catalogue.part('showtimes'), (showtimes) => {
-          if (showtimes === null) return sendProblem(request, reply, NO_SITE);
-          const answer = showtimes.page(query, visit, now());
-          // The key is in the page's address: no other site learns it from the links and posters it follows.
-          reply.header('content-security-policy', pagePolicy(showtimes.pageDressing, embed, request.keyOrigins)).header('referrer-policy', 'strict-origin-when-cross-origin');
-          return sendAnswer(request, reply, answer, PAGE_CONTENT_TYPE, cached);
-        }),
-      'showtimes',
-    );
+    return answerFromShowtimes(options, request, reply, (showtimes, query, cached) => {
+      const answer = showtimes.page(query, visit, options.now());
+      // The key is in the page's address: no other site learns it from the links and posters it follows.
+      reply.header('content-security-policy', pagePolicy(showtimes.pageDressing, embed, request.keyOrigins)).header('referrer-policy', 'strict-origin-when-cross-origin');
+      return sendAnswer(request, reply, answer, PAGE_CONTENT_TYPE, cached);
+    });
   };
-  app.get(PAGE_PATH, { ...DOCUMENTATION_ONLY, schema: pageOperation(), config, onRequest: [readableByPages, access] }, page);
-  app.route({ method: [...OTHER_METHODS], url: PAGE_PATH, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
+  app.get(PAGE_PATH, { ...DOCUMENTATION_ONLY, schema: pageOperation(), config, onRequest: [readableByPages, options.access] }, page);
+  app.route({ method: [...OTHER_METHODS], url: PAGE_PATH, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, options.access], handler: refuseMethod });
   for (const asset of PAGE_ASSETS) app.get(asset.path, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, asset));
 }
