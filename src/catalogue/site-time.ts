@@ -96,12 +96,16 @@ interface Placed {
 
 /**
  * The instants of the wall-clock times of one zone, as `instantOf` finds them, for the thousands
- * of times of a catalogue. A zone's offset changes a few times a year, never twice within an
- * hour, so the offset found for the first and the last second of an hour serves every time in
- * it; an hour that holds a change is left to `instantOf`.
+ * of times of a catalogue. A zone's offset changes a few times a year, never twice within a few
+ * days: the offset the zone has a day before a wall-clock day and a day after it, when the same,
+ * serves every time of that day, for two questions to the zone data a day. Around a change, the
+ * offset found for the first and the last second of an hour serves every time in it; an hour that
+ * holds a change is left to `instantOf`.
  */
 export class ZoneClock {
-  /** The offset of each wall-clock hour asked about (`2026-11-27T19`), or null where it holds a change. */
+  /** The offset of each wall-clock day asked about (`2026-11-27`), or null where a change falls near it. */
+  private readonly days = new Map<string, number | null>();
+  /** The offset of each wall-clock hour asked about near a change (`2026-04-05T02`), or null where it holds one. */
   private readonly hours = new Map<string, number | null>();
 
   constructor(readonly zone: string) {}
@@ -123,10 +127,23 @@ export class ZoneClock {
 
   private place(wallClock: string): Placed {
     const asUtc = Date.parse(`${wallClock}Z`);
-    const offsetMs = this.offsetOfHour(wallClock.slice(0, 13));
+    const offsetMs = this.offsetOfDay(wallClock.slice(0, 10)) ?? this.offsetOfHour(wallClock.slice(0, 13));
     if (offsetMs !== null) return { instant: asUtc - offsetMs, offsetMs };
     const instant = instantOf(wallClock, this.zone);
     return { instant, offsetMs: wallClockAt(this.zone, instant) - instant };
+  }
+
+  private offsetOfDay(day: string): number | null {
+    let offset = this.days.get(day);
+    if (offset === undefined) {
+      // Offsets lie within a day of UTC: every instant at which the clock shows this day lies
+      // between the two probes, and with one offset at both, no change falls between them.
+      const midnight = Date.parse(`${day}T00:00:00Z`);
+      const [before, after] = [midnight - DAY, midnight + 2 * DAY].map((probe) => wallClockAt(this.zone, probe) - probe);
+      offset = before === after ? (before as number) : null;
+      this.days.set(day, offset);
+    }
+    return offset;
   }
 
   private offsetOfHour(hour: string): number | null {
