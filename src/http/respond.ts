@@ -73,7 +73,7 @@ function send(
   return reply.header('etag', etag).header('content-type', contentType).send(body);
 }
 
-/** A problem in the format the request negotiated. */
+/** A problem in the format the request negotiated; on a page's route, a page to a request that prefers HTML, as a browser's does. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
   vary(reply, 'Accept');
   reply.code(problem.status).headers(problem.headers);
