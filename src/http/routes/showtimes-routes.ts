@@ -6,7 +6,7 @@
  * these paths, from web pages of any origin (a key's own origins decide), and their answers may be
  * kept by shared caches.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod, FastifySchema, FastifyContextConfig } from 'fastify';
 import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showtimes-query.js';
 import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
 import { showtimesOperation } from '../../reference/showtimes-schemas.js';
@@ -40,7 +40,7 @@ export const SHOWTIMES_PATHS: readonly { readonly path: string; readonly format:
  * a page of any origin (no credentials are ever sent), and says that it varies on Origin, since a
  * publishable key locked to some origins refuses the others.
  */
-export const readableByPages: onRequestHookHandler = (_request, reply, done) => {
+const readableByPages: onRequestHookHandler = (_request, reply, done) => {
   vary(reply, 'Origin');
   reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
   done();
@@ -50,7 +50,7 @@ export const readableByPages: onRequestHookHandler = (_request, reply, done) => 
  * A preflight is answered before any key or token is asked for: a browser sends none with it.
  * Any other OPTIONS goes on to the access step, and is refused as any other method.
  */
-export const answerPreflight: onRequestHookHandler = (request, reply, done) => {
+const answerPreflight: onRequestHookHandler = (request, reply, done) => {
   if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) return done();
   void reply
     .code(204)
@@ -86,13 +86,21 @@ export function answerFromShowtimes(
   );
 }
 
+/**
+ * A path of the programme: GET and HEAD answered by `handler`, readable by any page, after the
+ * access step; other methods refused after it, but a preflight, answered before it.
+ */
+export function registerProgrammePath(app: FastifyInstance, access: onRequestHookHandler, path: string, route: { readonly schema: FastifySchema; readonly config: FastifyContextConfig }, handler: RouteHandlerMethod): void {
+  app.get(path, { ...DOCUMENTATION_ONLY, ...route, onRequest: [readableByPages, access] }, handler);
+  app.route({ method: [...OTHER_METHODS], url: path, schema: { hide: true }, config: route.config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
+}
+
 export function registerShowtimesRoutes(app: FastifyInstance, options: ShowtimesRouteOptions): void {
   // The answers' CORS are the programme's own: a global --cors-origin leaves them alone.
   const config = { cors: false } as const;
   for (const { path, format, contentType } of SHOWTIMES_PATHS) {
     const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
       answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendAnswer(request, reply, showtimes.answer(query, format, options.now()), contentType, cached));
-    app.get(path, { ...DOCUMENTATION_ONLY, schema: showtimesOperation(format, contentType), config, onRequest: [readableByPages, options.access] }, answer);
-    app.route({ method: [...OTHER_METHODS], url: path, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, options.access], handler: refuseMethod });
+    registerProgrammePath(app, options.access, path, { schema: showtimesOperation(format, contentType), config }, answer);
   }
 }

@@ -13,8 +13,7 @@ import { parseEmbed } from '../../showtimes/showtimes-query.js';
 import { pageOperation } from '../../reference/showtimes-schemas.js';
 import { badParameter } from '../http-error.js';
 import { sendAnswer, sendProblem } from '../respond.js';
-import { DOCUMENTATION_ONLY, OTHER_METHODS, refuseMethod } from './from-catalogue.js';
-import { answerFromShowtimes, answerPreflight, readableByPages, type ShowtimesRouteOptions } from './showtimes-routes.js';
+import { answerFromShowtimes, registerProgrammePath, type ShowtimesRouteOptions } from './showtimes-routes.js';
 
 /** A file asked for with its current version never changes. */
 const VERSIONED_ASSET = 'public, max-age=31536000, immutable';
@@ -45,7 +44,6 @@ export function registerWhatsOnRoutes(app: FastifyInstance, options: ShowtimesRo
       return sendAnswer(request, reply, answer, PAGE_CONTENT_TYPE, cached);
     });
   };
-  app.get(PAGE_PATH, { ...DOCUMENTATION_ONLY, schema: pageOperation(), config, onRequest: [readableByPages, options.access] }, page);
-  app.route({ method: [...OTHER_METHODS], url: PAGE_PATH, schema: { hide: true }, config, onRequest: [readableByPages, answerPreflight, options.access], handler: refuseMethod });
+  registerProgrammePath(app, options.access, PAGE_PATH, { schema: pageOperation(), config }, page);
   for (const asset of PAGE_ASSETS) app.get(asset.path, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, asset));
 }
