@@ -55,11 +55,7 @@ export class Showtimes {
 
   /** The answer to `query` in `format` at `now`. */
   answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number): Representation {
-    const from = query.from ?? this.cinemaDay(now);
-    return this.keep(JSON.stringify([format, from, query.days, query.sessions, query.films, query.screens, query.attributes]), now, () => {
-      const selection = this.showings.select(query, from, now);
-      return { text: this.write(format, selection), until: selection.until };
-    });
+    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format], (selection) => this.write(format, selection));
   }
 
   /**
@@ -69,11 +65,20 @@ export class Showtimes {
    */
   page(query: ShowtimesQuery, visit: PageVisit, now: number): Representation {
     const today = this.cinemaDay(now);
-    const from = query.from ?? today;
-    const key = JSON.stringify(['page', from, query.days, query.sessions, query.films, query.screens, query.attributes, today, visit.key ?? null, visit.embed, visit.origin]);
+    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin], (selection) =>
+      showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing }),
+    );
+  }
+
+  /**
+   * The selection of `query` from `from` written by `write`, kept under the filters and `written`,
+   * what else its bytes depend on.
+   */
+  private keepSelection(query: ShowtimesQuery, from: string, now: number, written: readonly unknown[], write: (selection: Selection) => string): Representation {
+    const key = JSON.stringify([...written, from, query.days, query.sessions, query.films, query.screens, query.attributes]);
     return this.keep(key, now, () => {
       const selection = this.showings.select(query, from, now);
-      return { text: showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing }), until: selection.until };
+      return { text: write(selection), until: selection.until };
     });
   }
 
