@@ -1,11 +1,14 @@
 /**
  * What the page of one catalogue needs beyond a selection, prepared once per catalogue on its
  * first page: the colours of its attribute badges, as a stylesheet put in the page (its content
- * security policy names it by digest, since no `style` attribute may carry them), and the origins
- * of its posters, the only images the page shows.
+ * security policy names it by digest, since no `style` attribute may carry them), and that policy.
+ * The page loads its stylesheet and, framed, its one script from Marquee, the catalogue's posters
+ * from their own origins, and nothing else: no inline script or style but the badges' stylesheet,
+ * and no eval. It may be framed by the pages of its key's origins when the key names some; by any
+ * page otherwise, as a page made to be embedded in any cinema's site must be.
  */
 import { createHash } from 'node:crypto';
-import type { AttributeBadge, Feature, Showing } from './showings.js';
+import { given, type AttributeBadge, type Feature, type Showing } from './showings.js';
 
 /**
  * The picture of a feature the page shows: its poster's thumbnail, else the poster; a package,
@@ -14,8 +17,8 @@ import type { AttributeBadge, Feature, Showing } from './showings.js';
 export function pictureOf(feature: Feature): string | null {
   if (feature.kind === 'film') return feature.posterThumbnail ?? feature.poster;
   for (const film of feature.films) {
-    const picture = [film.filmPosterThumbnailUrl, film.filmPosterUrl].find((url) => url !== null && url.trim() !== '');
-    if (picture !== undefined) return picture;
+    const picture = given(film.filmPosterThumbnailUrl) ?? given(film.filmPosterUrl);
+    if (picture !== null) return picture;
   }
   return null;
 }
@@ -25,18 +28,16 @@ export class PageDressing {
     private readonly classes: ReadonlyMap<string, string>,
     /** The badges' rules; empty when no session carries an attribute. */
     readonly badgeStyle: string,
-    /** The badges' rules as a content security policy names them: by their SHA-256 digest. */
-    readonly badgeStyleSource: string,
-    /** The origins of the pictures the page may show, sorted. */
-    readonly pictureOrigins: readonly string[],
+    /** The policy but its `frame-ancestors`, of the whole page and of the framed one. */
+    private readonly policies: { readonly page: string; readonly embed: string },
   ) {}
 
   static of(showings: readonly Showing[]): PageDressing {
     const badges = new Map<string, AttributeBadge>();
     const origins = new Set<string>();
-    for (const showing of showings) {
-      for (const badge of showing.attributes) badges.set(badge.id, badge);
-      const picture = pictureOf(showing.feature);
+    for (const showing of showings) for (const badge of showing.attributes) badges.set(badge.id, badge);
+    for (const feature of new Set(showings.map((showing) => showing.feature))) {
+      const picture = pictureOf(feature);
       if (picture !== null) origins.add(new URL(picture).origin);
     }
     const classes = new Map<string, string>();
@@ -48,11 +49,30 @@ export class PageDressing {
       rules.push(`.${name}{color:${badge.fontColor};background:${badge.backgroundColor}}`);
     }
     const style = rules.join('');
-    return new PageDressing(classes, style, `'sha256-${createHash('sha256').update(style).digest('base64')}'`, [...origins].sort());
+    const styles = style === '' ? "'self'" : `'self' 'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+    const pictures = origins.size === 0 ? "'none'" : [...origins].sort().join(' ');
+    const policy = (embed: boolean): string =>
+      [
+        "default-src 'none'",
+        `style-src ${styles}`,
+        // Only a framed page runs a script; the JSON-LD of the other is data, which no policy runs.
+        embed && "script-src 'self'",
+        `img-src ${pictures}`,
+        "base-uri 'none'",
+        "form-action 'none'",
+      ]
+        .filter((directive) => directive !== false)
+        .join('; ');
+    return new PageDressing(classes, style, { page: policy(false), embed: policy(true) });
   }
 
   /** The class that gives a badge its colours. */
   badgeClass(id: string): string {
     return this.classes.get(id) as string;
+  }
+
+  /** The content security policy of the page, framed (`embed`) or not, which the pages of `frameOrigins` may frame, or any page when there is none. */
+  policy(embed: boolean, frameOrigins: readonly string[]): string {
+    return `${embed ? this.policies.embed : this.policies.page}; frame-ancestors ${frameOrigins.length === 0 ? '*' : frameOrigins.join(' ')}`;
   }
 }

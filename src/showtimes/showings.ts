@@ -116,7 +116,7 @@ export interface Selection {
 }
 
 /** Text a cinema left empty is no text. */
-function given(text: string | null): string | null {
+export function given(text: string | null): string | null {
   return text === null || text.trim() === '' ? null : text;
 }
 

@@ -7,7 +7,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PAGE_ASSETS, type PageAsset } from '../../showtimes/page-assets.js';
-import { pagePolicy } from '../../showtimes/page-policy.js';
 import { PAGE_CONTENT_TYPE, PAGE_PATH } from '../../showtimes/showtimes-page.js';
 import { parseEmbed } from '../../showtimes/showtimes-query.js';
 import { pageOperation } from '../../reference/showtimes-schemas.js';
@@ -40,7 +39,7 @@ export function registerWhatsOnRoutes(app: FastifyInstance, options: ShowtimesRo
     return answerFromShowtimes(options, request, reply, (showtimes, query, cached) => {
       const answer = showtimes.page(query, visit, options.now());
       // The key is in the page's address: no other site learns it from the links and posters it follows.
-      reply.header('content-security-policy', pagePolicy(showtimes.pageDressing, embed, request.keyOrigins)).header('referrer-policy', 'strict-origin-when-cross-origin');
+      reply.header('content-security-policy', showtimes.pageDressing.policy(embed, request.keyOrigins)).header('referrer-policy', 'strict-origin-when-cross-origin');
       return sendAnswer(request, reply, answer, PAGE_CONTENT_TYPE, cached);
     });
   };
