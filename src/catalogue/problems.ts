@@ -50,4 +50,10 @@ export class UnreadableInputError extends Error {
     super(`${file}: ${reason}`);
     this.name = 'UnreadableInputError';
   }
+
+  /** The refusal of `file`, which the file system refused with `error`. */
+  static of(file: string, error: unknown): UnreadableInputError {
+    const code = (error as NodeJS.ErrnoException).code;
+    return new UnreadableInputError(file, code === 'ENOENT' ? 'no such file' : `cannot be read (${code})`);
+  }
 }

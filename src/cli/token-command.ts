@@ -79,8 +79,8 @@ async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, w
 
 /** The keys of a file, or of standard input for `-`. */
 async function readCustomerKeys(file: string): Promise<string[]> {
-  const text = file === '-' ? await readText(process.stdin) : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UnreadableInputError(file, error.code === 'ENOENT' ? 'no such file' : `cannot be read (${error.code})`);
+  const text = file === '-' ? await readText(process.stdin) : await readFile(file, 'utf8').catch((error: unknown) => {
+    throw UnreadableInputError.of(file, error);
   });
   return parseCustomerKeys(text, file);
 }

@@ -91,8 +91,7 @@ async function fileSize(file: string): Promise<number> {
     await access(file, constants.R_OK);
     return (await stat(file)).size;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UnreadableInputError(file, code === 'ENOENT' ? 'no such file' : `cannot be read (${code})`);
+    throw UnreadableInputError.of(file, error);
   }
 }
 

@@ -61,8 +61,8 @@ export function parseUpstreams(text: string, source: string): Upstream[] {
 
 /** The upstreams `file` lists; a file that cannot be read is refused as a bad line is. */
 export async function readUpstreamList(file: string): Promise<{ readonly text: string; readonly upstreams: Upstream[] }> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UnreadableInputError(file, error.code === 'ENOENT' ? 'no such file' : `cannot be read (${error.code})`);
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw UnreadableInputError.of(file, error);
   });
   return { text, upstreams: parseUpstreams(text, file) };
 }
