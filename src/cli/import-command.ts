@@ -1,5 +1,6 @@
 import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError, resolveSettings } from '../config.js';
+import type { RecordKind } from '../formats/record-kinds.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
@@ -32,13 +33,16 @@ function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 
-export type ChangedKind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings' | 'warningCount'>;
-const KINDS: readonly ChangedKind[] = ['films', 'packages', 'screens', 'attributes', 'site', 'sessions'];
+type ChangedKind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings' | 'warningCount'>;
+/** Where the result counts the changes to each kind of record, in the order a summary names them. */
+const COUNTS_OF: Readonly<Record<RecordKind, ChangedKind>> = { film: 'films', package: 'packages', screen: 'screens', attribute: 'attributes', site: 'site', session: 'sessions' };
+const KINDS = Object.values(COUNTS_OF);
 
 /** The changes to each kind of record in `kinds`; unless given, films and packages always, the others where there were any. */
-export function describeChanges(result: Pick<ImportResult, ChangedKind>, kinds?: readonly ChangedKind[]): string {
+export function describeChanges(result: Pick<ImportResult, ChangedKind>, kinds?: readonly RecordKind[]): string {
   const any = (counts: ChangeCounts): boolean => counts.added + counts.changed + counts.removed + counts.unchanged > 0;
-  return KINDS.filter((kind) => (kinds === undefined ? kind === 'films' || kind === 'packages' || any(result[kind]) : kinds.includes(kind)))
+  const named = kinds?.map((kind) => COUNTS_OF[kind]);
+  return KINDS.filter((kind) => (named === undefined ? kind === 'films' || kind === 'packages' || any(result[kind]) : named.includes(kind)))
     .map((kind) => describeCounts(kind, result[kind]))
     .join('; ');
 }

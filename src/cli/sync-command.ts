@@ -1,10 +1,9 @@
 import { ConfigError, resolveSettings } from '../config.js';
-import type { RecordKind } from '../formats/record-kinds.js';
 import { SyncFleet, type FleetEvents, type FleetSettings } from '../import/sync-fleet.js';
 import { parseUpstreamUrl, readUpstreamList, type Upstream } from '../import/upstream-list.js';
 import { openDatabase } from '../store/database.js';
 import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
-import { describeChanges, type ChangedKind } from './import-command.js';
+import { describeChanges } from './import-command.js';
 import { runSyncStatus } from './sync-status-command.js';
 
 export const SYNC_COMMAND: CommandSpec = {
@@ -51,8 +50,6 @@ function parseCount(flag: string, text: unknown, fallback: number, min = 0): num
   if (typeof text !== 'string' || !/^\d{1,7}$/.test(text) || Number(text) < min) throw new ConfigError(`sync: --${flag} must be a whole number${min > 0 ? ` from ${min}` : ''}, got '${String(text)}'`);
   return Number(text);
 }
-
-const KIND_LISTS: Readonly<Record<RecordKind, ChangedKind>> = { film: 'films', package: 'packages', screen: 'screens', attribute: 'attributes', site: 'site', session: 'sessions' };
 
 /** How often the list of upstreams is read again, at most: changes are taken up within one sessions interval. */
 const LIST_CHECK_MS = 5000;
@@ -145,7 +142,7 @@ function fleetEvents(once: boolean): FleetEvents {
         if (once) console.log(`${synced}: the upstream has not changed.`);
       } else if (result.written || once) {
         const version = result.written ? `catalogue version ${result.version}` : 'nothing changed';
-        console.log(`${synced}: ${describeChanges(result, outcome.kinds.map((kind) => KIND_LISTS[kind]))}; ${version}.`);
+        console.log(`${synced}: ${describeChanges(result, outcome.kinds)}; ${version}.`);
       }
     },
     onFailed: (upstream, { reason, failures, retrying, nextInMs }) => {
