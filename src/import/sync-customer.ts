@@ -97,18 +97,20 @@ const changed = (read: ReadList): boolean => read.answers.some((answer) => answe
 export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise<SyncOutcome> {
   const { state } = request;
   // ETags speak for the local catalogue only while nothing else has changed it; otherwise every list is read whole.
-  const current = state.catalogueVersion === (await loadCatalogueVersion(db, state.customer));
+  const version = await loadCatalogueVersion(db, state.customer);
+  const current = state.catalogueVersion === version;
   const etags = current ? state.etags : {};
   const full = request.full || !current;
   try {
-    return await syncLists(db, request, full, etags);
+    return await syncLists(db, request, full, etags, version);
   } catch (error) {
     if (full || !(error instanceof InvalidImportError)) throw error;
-    return syncLists(db, request, true, etags);
+    return syncLists(db, request, true, etags, version);
   }
 }
 
-async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, etags: Readonly<Record<string, string>>): Promise<SyncOutcome> {
+/** Reads the lists, and writes those that changed; `version` is the local catalogue's, which `etags` describe while nothing changes. */
+async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, etags: Readonly<Record<string, string>>, version: number): Promise<SyncOutcome> {
   const { upstream, limits } = request;
   const directory = await mkdtemp(join(tmpdir(), 'marquee-sync-'));
   try {
@@ -143,8 +145,7 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
     const taken = Object.fromEntries(tags);
     const changes = reads.filter(changed);
     if (changes.length === 0) {
-      const catalogueVersion = await loadCatalogueVersion(db, request.state.customer);
-      const outcome = { full, etags: taken, catalogueVersion, result: undefined, kinds: [] };
+      const outcome = { full, etags: taken, catalogueVersion: version, result: undefined, kinds: [] };
       await db.transaction((tx) => request.record(tx, outcome));
       return outcome;
     }
