@@ -1,5 +1,6 @@
 /** `marquee token list` as a table for people; scripts use `--json`. */
 import type { TokenInfo } from './access-token.js';
+import { alignColumns } from '../cli/text-columns.js';
 
 const HEADINGS = ['ID', 'CUSTOMER', 'KIND', 'LABEL', 'CREATED', 'LAST USED', 'REVOKED', 'ORIGINS'] as const;
 
@@ -26,8 +27,5 @@ export function formatTokenTable(tokens: readonly TokenInfo[]): string {
     time(token.revokedAt, ''),
     pages(token),
   ]);
-  const widths = HEADINGS.map((heading, column) => Math.max([...heading].length, ...rows.map((row) => [...(row[column] ?? '')].length)));
-  const line = (cells: readonly string[]): string =>
-    cells.map((cell, column) => cell + ' '.repeat((widths[column] ?? 0) - [...cell].length)).join('  ').trimEnd();
-  return [line(HEADINGS), ...rows.map(line)].join('\n');
+  return alignColumns([HEADINGS, ...rows]).join('\n');
 }

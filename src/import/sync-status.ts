@@ -5,6 +5,7 @@
  * every list). A customer never synced is judged from when it was listed; one only ever synced
  * by hand has no interval, and is never stale.
  */
+import { alignColumns } from '../cli/text-columns.js';
 import type { SyncState } from '../store/sync-repository.js';
 
 export interface CustomerStatus {
@@ -72,6 +73,5 @@ export function statusLines(statuses: readonly CustomerStatus[], now: number): s
     `${status.failures} failure${status.failures === 1 ? '' : 's'}`,
     status.lastError ?? '',
   ]);
-  const widths = rows.reduce<number[]>((most, row) => row.map((cell, index) => Math.max(most[index] ?? 0, cell.length)), []);
-  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ').trimEnd());
+  return alignColumns(rows);
 }
