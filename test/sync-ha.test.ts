@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import { exportCatalogue, freshDatabase, runCli, serve, tempDir, waitFor } from './helpers.js';
-import { changeSeats, demoUpstream, issueTokens, mirrored, requestsFor, startSync, syncStatus, upstreamServer, upstreamsFile } from './upstreams.js';
+import { changeSeats, demoUpstream, issueTokens, mirrored, requestsFor, slowly, startSync, syncStatus, upstreamServer, upstreamsFile } from './upstreams.js';
 
 const CINEMAS = ['cinema-1', 'cinema-2', 'cinema-3', 'cinema-4', 'cinema-5', 'cinema-6'];
 const INTERVAL_MS = 2000;
@@ -13,11 +13,14 @@ describe('sync processes sharing a database', () => {
     const watched = await upstreamServer(upstream.url);
     const local = await freshDatabase();
     const file = await upstreamsFile(CINEMAS.map((cinema) => [cinema, watched.url, upstream.tokens[cinema] ?? '-']));
-    // One cinema at a time each: the process that starts first cannot have synced all six before the other starts.
+    // One cinema at a time each, and the first syncs slowed: the process that starts first cannot
+    // have synced all six before the other starts, however late a busy machine starts it.
     const flags = ['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '2s', '--per-host', '1'];
+    watched.intercept = slowly(upstream.url, 250);
     const [one, other] = [startSync(flags), startSync(flags)] as const;
     const synced = (cinema: string): number => [...one.lines, ...other.lines].filter((line) => line.startsWith(`Synced customer '${cinema}'`)).length;
     await waitFor(() => CINEMAS.every((cinema) => synced(cinema) >= 1), 60_000);
+    watched.intercept = () => false;
     // Each cinema's first sync was made by one of the two.
     for (const cinema of CINEMAS) assert.equal(synced(cinema), 1, cinema);
     assert.ok(one.lines.some((line) => line.startsWith('Synced')) && other.lines.some((line) => line.startsWith('Synced')), 'both synced some');
