@@ -208,6 +208,7 @@ describe('request log', () => {
     assert.equal(film['route'], '/v4/film/:id');
     assert.equal(film['status'], 200);
     assert.equal(typeof film['durationMs'], 'number');
+    assert.match(String(film['durationMs']), /^\d+(\.\d{1,3})?$/, 'to the microsecond');
     assert.equal(film['level'], 30);
     assert.equal(film['msg'], 'request completed');
     assert.deepEqual([missing['route'], missing['status']], ['/v1/filmpackage/:id', 404]);

@@ -14,7 +14,9 @@ export function observeRequests(app: FastifyInstance, metrics: Metrics, { logLin
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
-    const durationMs = reply.elapsedTime;
+    // To the microsecond: the clock's full 17 digits say nothing more, and writing them costs V8 a
+    // slow double-to-text conversion, a few percent of a small answer.
+    const durationMs = Math.round(reply.elapsedTime * 1000) / 1000;
     metrics.observe(route, status, durationMs / 1000);
     if (logLines) request.log.info({ method: request.method, route, status, durationMs, customer: request.customer || undefined }, 'request completed');
     done();
