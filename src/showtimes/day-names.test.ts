@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { longDayName, shortDayName } from './day-names.js';
+import { longDayName, shortDayParts } from './day-names.js';
 
 test('a day is named from its date, in English', () => {
   assert.equal(longDayName('2026-11-27'), 'Friday 27 November');
-  assert.equal(shortDayName('2026-11-27'), 'Fri 27 Nov');
+  assert.deepEqual(shortDayParts('2026-11-27'), { weekday: 'Fri', date: '27 Nov' });
   assert.equal(longDayName('2028-02-29'), 'Tuesday 29 February');
-  assert.equal(shortDayName('2027-01-03'), 'Sun 3 Jan');
+  assert.deepEqual(shortDayParts('2027-01-03'), { weekday: 'Sun', date: '3 Jan' });
   assert.equal(longDayName('2026-04-05'), 'Sunday 5 April');
 });

@@ -23,8 +23,8 @@ export function longDayName(day: string): string {
   return `${weekday} ${date} ${month}`;
 }
 
-/** `Fri 27 Nov`. */
-export function shortDayName(day: string): string {
+/** `Fri` and `27 Nov`, which a narrow list of days shows apart. */
+export function shortDayParts(day: string): { readonly weekday: string; readonly date: string } {
   const { weekday, date, month } = partsOf(day);
-  return `${weekday.slice(0, 3)} ${date} ${month.slice(0, 3)}`;
+  return { weekday: weekday.slice(0, 3), date: `${date} ${month.slice(0, 3)}` };
 }

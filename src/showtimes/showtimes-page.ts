@@ -9,7 +9,7 @@
  * framing page its height.
  */
 import { addDays, daysBetween } from './cinema-day.js';
-import { longDayName, shortDayName } from './day-names.js';
+import { longDayName, shortDayParts } from './day-names.js';
 import { html, raw, type Html } from './html.js';
 import { HEIGHT_SCRIPT, PAGE_STYLESHEET } from './page-assets.js';
 import { pictureOf, type PageDressing } from './page-dressing.js';
@@ -180,8 +180,8 @@ function dayNavigation(context: PageContext, selection: Selection): Html {
   };
   const days = Array.from({ length: DEFAULT_DAYS }, (_, offset) => {
     const day = addDays(week, offset);
-    const [weekday, ...date] = shortDayName(day).split(' ');
-    return html`<li>${link(day, 1, html`<span>${day === today ? 'Today' : weekday}</span> <span>${date.join(' ')}</span>`)}</li>`;
+    const { weekday, date } = shortDayParts(day);
+    return html`<li>${link(day, 1, html`<span>${day === today ? 'Today' : weekday}</span> <span>${date}</span>`)}</li>`;
   });
   const previous = week > today && html`<li>${link(addDays(week, -DEFAULT_DAYS), DEFAULT_DAYS, html`<span aria-hidden="true">‹ </span>Previous week`)}</li>`;
   return html`<nav class="days-nav" aria-label="Days"><ul class="day-list">${days}</ul><ul class="week-list">${previous}<li>${link(week, DEFAULT_DAYS, html`All week<span class="visually-hidden">, ${windowText(week, DEFAULT_DAYS)}</span>`)}</li><li>${link(
