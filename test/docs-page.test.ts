@@ -8,7 +8,6 @@ import { launchChromium, NO_CHROMIUM } from '../scripts/chromium.js';
 /** Every wait in the browser; the steps together stay well under the test's timeout. */
 const STEP_MS = 15_000;
 
-
 describe('/docs', () => {
   test('is Swagger UI under a strict content security policy, every asset served here', { timeout: 30_000 }, async () => {
     const { app } = await startTestApp();

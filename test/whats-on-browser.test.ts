@@ -20,7 +20,6 @@ const TIMEOUT = { timeout: 120_000 };
 /** The zone of the visitor, far from the cinema's. */
 const VISITOR_ZONE = 'America/New_York';
 
-
 /** 10:00 on Friday 3 April 2026 in Wellington; New Zealand's clocks go back an hour at 03:00 on Sunday. */
 const NOW = Date.parse('2026-04-02T21:00:00Z');
 const SESSIONS = [
@@ -142,7 +141,6 @@ before(async () => {
   // Closed first, so that no connection of the browser's keeps the servers waiting as they close.
   atEnd(() => browser.close());
 });
-
 
 /** Opens `url` in a new tab as a visitor in VISITOR_ZONE, the posters given by the test, any other site but the test's refused. */
 async function visit(url: string, options: VisitOptions = {}): Promise<Visit> {

@@ -269,8 +269,6 @@ export class SyncFleet {
     const started = Date.now();
     const full = this.once || state.catalogueDueAt <= started;
     try {
-      // As recorded with the sync's outcome, in its transaction.
-      let next: NextDue = state;
       const outcome = await syncCustomer(this.db, {
         upstream,
         full,
@@ -278,12 +276,12 @@ export class SyncFleet {
         limits: this.settings.limits,
         signal: this.stopping.signal,
         record: async (tx, taken) => {
-          next = this.scheduleAfter(customer, started, taken.full, state);
           const success = { at: Date.now(), full: taken.full, changed: taken.result?.written === true, etags: taken.etags, catalogueVersion: taken.catalogueVersion };
-          if (!(await recordSuccess(tx, customer, this.owner, { ...success, ...next }))) throw new LeaseLostError();
+          if (!(await recordSuccess(tx, customer, this.owner, { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
         },
       });
-      this.due.set(customer, next.dueAt);
+      // As recorded: the schedule follows from its arguments alone, and the outcome is the one recorded.
+      this.due.set(customer, this.scheduleAfter(customer, started, outcome.full, state).dueAt);
       if (this.once) this.ended.set(customer, null);
       this.events.onSynced?.(upstream, outcome, (Date.now() - started) / 1000);
     } catch (error) {
