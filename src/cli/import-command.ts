@@ -1,6 +1,7 @@
 import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError, resolveSettings } from '../config.js';
-import type { RecordKind } from '../formats/record-kinds.js';
+import type { ChangeKind } from '../catalogue/catalogue-change.js';
+import { CHANGE_KIND_OF, type RecordKind } from '../formats/record-kinds.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
@@ -33,15 +34,12 @@ function describeCounts(kind: string, counts: ChangeCounts): string {
   return `${kind} ${counts.added} added, ${counts.changed} changed, ${counts.removed} removed, ${counts.unchanged} unchanged`;
 }
 
-type ChangedKind = keyof Omit<ImportResult, 'version' | 'written' | 'warnings' | 'warningCount'>;
-/** Where the result counts the changes to each kind of record, in the order a summary names them. */
-const COUNTS_OF: Readonly<Record<RecordKind, ChangedKind>> = { film: 'films', package: 'packages', screen: 'screens', attribute: 'attributes', site: 'site', session: 'sessions' };
-const KINDS = Object.values(COUNTS_OF);
+const KINDS = Object.values(CHANGE_KIND_OF);
 
 /** The changes to each kind of record in `kinds`; unless given, films and packages always, the others where there were any. */
-export function describeChanges(result: Pick<ImportResult, ChangedKind>, kinds?: readonly RecordKind[]): string {
+export function describeChanges(result: Pick<ImportResult, ChangeKind>, kinds?: readonly RecordKind[]): string {
   const any = (counts: ChangeCounts): boolean => counts.added + counts.changed + counts.removed + counts.unchanged > 0;
-  const named = kinds?.map((kind) => COUNTS_OF[kind]);
+  const named = kinds?.map((kind) => CHANGE_KIND_OF[kind]);
   return KINDS.filter((kind) => (named === undefined ? kind === 'films' || kind === 'packages' || any(result[kind]) : named.includes(kind)))
     .map((kind) => describeCounts(kind, result[kind]))
     .join('; ');

@@ -2,6 +2,7 @@
  * The kinds of record an import reads, each in the shape of the API that answers it: how an XML
  * root names its kind, and how a JSON record's properties tell it.
  */
+import type { ChangeKind } from '../catalogue/catalogue-change.js';
 import { NumberText, isRawRecord, type RawValue } from '../catalogue/raw-record.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from './wire-shape.js';
 
@@ -16,6 +17,16 @@ export const RECORD_KINDS = [
 ] as const satisfies readonly { readonly kind: string; readonly noun: string; readonly shape: WireShape<never> }[];
 
 export type RecordKind = (typeof RECORD_KINDS)[number]['kind'];
+
+/** How a change names the records of each kind (CONTRACT §14), in the order summaries name them. */
+export const CHANGE_KIND_OF = {
+  film: 'films',
+  package: 'packages',
+  screen: 'screens',
+  attribute: 'attributes',
+  site: 'site',
+  session: 'sessions',
+} as const satisfies Readonly<Record<RecordKind, ChangeKind>>;
 
 export const KIND_NOUNS = Object.fromEntries(RECORD_KINDS.map(({ kind, noun }) => [kind, noun])) as Readonly<Record<RecordKind, string>>;
 

@@ -4,6 +4,7 @@
  * per record.
  */
 import { createHash } from 'node:crypto';
+import type { KindChange } from '../catalogue/catalogue-change.js';
 import type { ExistingRecords, Reference, ReferencedKind } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { jsonRecord } from '../formats/json-writer.js';
@@ -30,8 +31,8 @@ function digest<T>(shape: WireShape<T>, record: T): string {
 /** Compares incoming records of one kind with those stored. */
 class ChangeTracker<Key, T> {
   private readonly seen = new Set<Key>();
-  private added = 0;
-  private changed = 0;
+  private readonly added: Key[] = [];
+  private readonly changed: Key[] = [];
   private unchanged = 0;
 
   constructor(
@@ -53,7 +54,8 @@ class ChangeTracker<Key, T> {
     this.seen.add(key);
     const before = this.stored.get(key);
     const change: Change = before === undefined ? 'added' : before === digest(this.shape, record) ? 'unchanged' : 'changed';
-    this[change]++;
+    if (change === 'unchanged') this.unchanged++;
+    else this[change].push(key);
     return change;
   }
 
@@ -62,8 +64,14 @@ class ChangeTracker<Key, T> {
     return [...this.stored.keys()].filter((key) => !this.seen.has(key));
   }
 
+  /** What the import does to this kind; `replace` removes the records the input did not have. */
+  change(replace: boolean): KindChange<Key> {
+    return { added: this.added, changed: this.changed, removed: replace ? this.unseen() : [] };
+  }
+
   counts(replace: boolean): ChangeCounts {
-    return { added: this.added, changed: this.changed, unchanged: this.unchanged, removed: replace ? this.unseen().length : 0 };
+    const { added, changed, removed } = this.change(replace);
+    return { added: added.length, changed: changed.length, unchanged: this.unchanged, removed: removed.length };
   }
 }
 

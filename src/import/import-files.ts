@@ -7,13 +7,14 @@
  */
 import { createReadStream } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
+import { changedKinds, touchesAnything, type CatalogueChange, type ChangeKind } from '../catalogue/catalogue-change.js';
 import { ImportCheck } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { DEFAULT_MAX_PROBLEMS, UnreadableInputError, type Problem, type ProblemList } from '../catalogue/problems.js';
 import { describeValue, type RawRecord } from '../catalogue/raw-record.js';
-import { RECORD_KINDS } from '../formats/record-kinds.js';
+import { CHANGE_KIND_OF, RECORD_KINDS } from '../formats/record-kinds.js';
 import { readRecords, type RecordKind } from '../formats/record-readers.js';
-import { bumpCatalogueVersion, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
+import { commitCatalogueChange, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, deleteRecords, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
@@ -58,6 +59,8 @@ export interface ImportResult {
   readonly attributes: ChangeCounts;
   readonly site: ChangeCounts;
   readonly sessions: ChangeCounts;
+  /** The ids of the records added, changed and removed, by kind: the kinds left alone are absent. */
+  readonly change: CatalogueChange;
   /** The catalogue version after the import; unchanged when nothing changed or on a dry run. */
   readonly version: number;
   readonly written: boolean;
@@ -189,15 +192,10 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   check.resolveReferences(changes.existingBeside(replaced));
   if (check.problems.count > 0) throw new InvalidImportError(check.problems, check.warnings);
 
-  const counts = {
-    films: changes.films.counts(replaced.has('film')),
-    packages: changes.packages.counts(replaced.has('package')),
-    screens: changes.screens.counts(replaced.has('screen')),
-    attributes: changes.attributes.counts(replaced.has('attribute')),
-    site: changes.site.counts(replaced.has('site')),
-    sessions: changes.sessions.counts(replaced.has('session')),
-  };
-  const changed = Object.values(counts).some((c) => c.added + c.changed + c.removed > 0);
+  const described = RECORD_KINDS.map(({ kind }) => [CHANGE_KIND_OF[kind], changes[CHANGE_KIND_OF[kind]], replaced.has(kind)] as const);
+  const counts = Object.fromEntries(described.map(([name, tracker, replace]) => [name, tracker.counts(replace)])) as Record<ChangeKind, ChangeCounts>;
+  const change: CatalogueChange = Object.fromEntries(described.map(([name, tracker, replace]) => [name, tracker.change(replace)] as const).filter(([, kindChange]) => touchesAnything(kindChange)));
+  const changed = changedKinds(change).length > 0;
   if (write) {
     await savePackages(tx, customer, packages);
     await saveRecords(tx, PROGRAMME_TABLES.screen, customer, screens);
@@ -213,6 +211,6 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     await deleteRecords(tx, PROGRAMME_TABLES.screen, customer, unseen('screen', changes.screens));
     await deleteFilms(tx, customer, unseen('film', changes.films));
   }
-  const version = write && changed ? await bumpCatalogueVersion(tx, customer) : await loadCatalogueVersion(tx, customer);
-  return { ...counts, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
+  const version = write && changed ? (await commitCatalogueChange(tx, customer, change)).version : await loadCatalogueVersion(tx, customer);
+  return { ...counts, change, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
 }

@@ -2,6 +2,7 @@
  * Reading and writing one customer's catalogue. Every function takes the database or the
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
+import type { CatalogueChange, CommittedChange } from '../catalogue/catalogue-change.js';
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
 import { columnOf, deleteRows, insertRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, loadRecords } from './record-tables.js';
@@ -247,18 +248,31 @@ export async function savePackages(tx: SqlClient, customer: string, packages: re
 const CATALOGUE_CHANNEL = 'marquee_catalogue';
 
 /**
- * Marks the customer's catalogue as changed; servers reload when they see a new version, at
- * once where the database notifies them of the commit.
+ * Commits a change of the customer's catalogue: a new version, and the change's description
+ * beside it, in the caller's transaction. Servers publish again what it touched when they see
+ * the new version, at once where the database notifies them of the commit.
  */
-export async function bumpCatalogueVersion(tx: SqlClient, customer: string): Promise<number> {
+export async function commitCatalogueChange(tx: SqlClient, customer: string, change: CatalogueChange): Promise<CommittedChange> {
+  const changedAt = new Date();
   const [row] = await tx.query<{ version: number }>(
     `INSERT INTO catalogue (customer, version, changed_at) VALUES (?, 1, ?)
      ON CONFLICT (customer) DO UPDATE SET version = catalogue.version + 1, changed_at = excluded.changed_at
      RETURNING version`,
-    [customer, new Date().toISOString()],
+    [customer, changedAt.toISOString()],
   );
+  const version = row?.version ?? 1;
+  await tx.execute('INSERT INTO catalogue_change (customer, version, changed_at, changes) VALUES (?, ?, ?, ?)', [customer, version, changedAt.toISOString(), JSON.stringify(change)]);
   await tx.notify?.(CATALOGUE_CHANNEL, customer);
-  return row?.version ?? 1;
+  return { version, changedAt, change };
+}
+
+/** The customer's committed changes after `afterVersion`, oldest first, at most `limit`. */
+export async function loadCatalogueChanges(db: SqlClient, customer: string, afterVersion: number, limit: number): Promise<CommittedChange[]> {
+  const rows = await db.query<{ version: number; changed_at: string; changes: string }>(
+    'SELECT version, changed_at, changes FROM catalogue_change WHERE customer = ? AND version > ? ORDER BY version LIMIT ?',
+    [customer, afterVersion, limit],
+  );
+  return rows.map((row) => ({ version: Number(row.version), changedAt: new Date(row.changed_at), change: JSON.parse(row.changes) as CatalogueChange }));
 }
 
 /**

@@ -230,6 +230,18 @@ const migrations = (key: string): readonly (readonly string[])[] => [
     // step reads each of its lists once in full.
     'DROP TABLE sync_source',
   ],
+  [
+    // What each committed change of a catalogue did, written in the change's transaction: which
+    // records of which kinds it added, changed and removed (JSON, see CatalogueChange). Servers
+    // read it to publish again only what a change touched.
+    `CREATE TABLE catalogue_change (
+      customer ${key} NOT NULL,
+      version INTEGER NOT NULL,
+      changed_at TEXT NOT NULL,
+      changes TEXT NOT NULL,
+      PRIMARY KEY (customer, version)
+    )`,
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;
