@@ -129,7 +129,7 @@ describe('access terms on the programme', () => {
     const page = await get(`/whats-on?${WEEK}&access=captioned`);
     assert.equal(page.status, 200);
     assert.deepEqual(page.body.match(/<span class="access">[^<]*<\/span>/g), ['<span class="access">Audio described, captioned</span>', '<span class="access">Captioned, relaxed</span>']);
-    const nav = /<nav class="access-nav"[\s\S]*?<\/nav>/.exec(page.body)?.[0] ?? '';
+    const nav = /<ul class="access-list"[\s\S]*?<\/ul>/.exec(page.body)?.[0] ?? '';
     const links = [...nav.matchAll(/<a href="([^"]*)"( aria-current="page")?>([^<]*)<\/a>/g)].map(([, href = '', current, text]) => {
       const query = new URLSearchParams(href.replace(/&amp;/g, '&').split('?')[1]);
       return [text, current !== undefined, query.getAll('access'), query.get('from')];

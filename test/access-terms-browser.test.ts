@@ -90,19 +90,19 @@ describe('/whats-on for every visitor, in headless Chromium', { skip: NO_CHROMIU
     const names = await linkNames(page);
     assert.ok(names.some((name) => name.startsWith('Nosferatu, Monday 6 January, 19:30') && name.endsWith('Audio described, captioned')), names.join(' | '));
     assert.ok(names.some((name) => name.startsWith('Metropolis, Wednesday 8 January, 11:00') && name.endsWith('Parent and baby')), names.join(' | '));
-    assert.deepEqual(await page.evaluate(`[...document.querySelectorAll('.access-nav a')].map((a) => a.innerText)`), ['Audio described', 'Captioned', 'Subtitled', 'Relaxed', 'Parent and baby']);
+    assert.deepEqual(await page.evaluate(`[...document.querySelectorAll('.access-list a')].map((a) => a.innerText)`), ['Audio described', 'Captioned', 'Subtitled', 'Relaxed', 'Parent and baby']);
 
-    await Promise.all([page.waitForNavigation({ timeout: STEP_MS }), page.click('.access-nav a[href*="access=captioned"]')]);
+    await Promise.all([page.waitForNavigation({ timeout: STEP_MS }), page.click('.access-list a[href*="access=captioned"]')]);
     assert.deepEqual([...new URL(page.url()).searchParams], [['from', '2025-01-06'], ['access', 'captioned']]);
     assert.deepEqual(await page.evaluate(SHOWN), [
       ['19:30', 'Audio described, captioned'],
       ['14:00', 'Captioned, relaxed'],
     ], 'only the captioned screenings');
-    assert.equal(await page.evaluate(`document.querySelector('.access-nav a[aria-current="page"]').innerText`), 'Captioned');
+    assert.equal(await page.evaluate(`document.querySelector('.access-list a[aria-current="page"]').innerText`), 'Captioned');
     await Promise.all([page.waitForNavigation({ timeout: STEP_MS }), page.click('nav.days-nav .day-list li:nth-child(3) a')]);
     assert.deepEqual(await page.evaluate(SHOWN), [['14:00', 'Captioned, relaxed']], 'a day of the week keeps the term');
-    assert.equal(await page.evaluate(`document.querySelector('.access-nav li:last-child a').innerText`), 'All screenings');
-    await Promise.all([page.waitForNavigation({ timeout: STEP_MS }), page.click('.access-nav li:last-child a')]);
+    assert.equal(await page.evaluate(`document.querySelector('.access-list li:last-child a').innerText`), 'All screenings');
+    await Promise.all([page.waitForNavigation({ timeout: STEP_MS }), page.click('.access-list li:last-child a')]);
     assert.deepEqual([...new URL(page.url()).searchParams], [['from', '2025-01-08'], ['days', '1']], 'All screenings leaves the term and keeps the day');
     assert.equal((await page.evaluate(SHOWN) as unknown[]).length, 2, 'Wednesday\'s two screenings, whatever their terms');
     await page.close();

@@ -224,7 +224,7 @@ function accessNavigation(context: PageContext): Html | false {
     return html`<li><a href="${search(context, { ...target, access: [term] })}"${current}>${TERM_WORDS[term]}</a></li>`;
   });
   const all = query.access.length > 0 && html`<li><a href="${search(context, { ...target, access: [] })}">All screenings</a></li>`;
-  return html`<nav class="access-nav" aria-labelledby="access-nav-title"><h2 id="access-nav-title">Show only screenings that are</h2><ul class="access-list">${links}${all}</ul></nav>
+  return html`<p class="access-title" id="access-title">Show only screenings that are:</p><ul class="access-list" aria-labelledby="access-title">${links}${all}</ul>
 `;
 }
 
@@ -300,11 +300,11 @@ ${context.dressing.badgeStyle !== '' && html`<style>${raw(context.dressing.badge
 </head>
 <body>
 ${!context.embed && header(site)}<div class="width">
-${dayNavigation(context, selection)}${accessNavigation(context)}<main id="programme" tabindex="-1">
+${dayNavigation(context, selection)}<main id="programme" tabindex="-1">
 ${context.embed && html`<h1 class="visually-hidden">${title}</h1>
 `}<p class="window">${windowText(selection.from, selection.days)}</p>
 <p class="lead">${zoneText(site)}${afterMidnight && ' A time after midnight is listed under the evening before.'}${selection.features.length > 0 && ' Choose a time to book.'}</p>
-${allFilms}${features.length === 0 ? html`<p class="empty">${empty}</p>` : features}${comingSoonSection(context.comingSoon, context.today)}</main>
+${accessNavigation(context)}${allFilms}${features.length === 0 ? html`<p class="empty">${empty}</p>` : features}${comingSoonSection(context.comingSoon, context.today)}</main>
 </div>
 ${!context.embed && footer(context, selection)}</body>
 </html>
