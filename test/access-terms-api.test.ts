@@ -203,3 +203,19 @@ describe('GET /programme/coming-soon', () => {
     assert.equal(post.statusCode, 405);
   });
 });
+
+describe('/openapi.json', () => {
+  test('describes /programme/coming-soon with its schema and keys, and the access filter and fields of the programme', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } }>();
+    const coming = doc.paths['/programme/coming-soon']?.['get'] as Json;
+    assert.equal(coming['operationId'], 'getComingSoon');
+    assert.deepEqual(coming['security'], [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }]);
+    const ok = (coming['responses'] as Record<string, Json>)['200'] as { content: Record<string, { schema: Json }> };
+    assert.deepEqual(ok.content['application/json']?.schema, { $ref: '#/components/schemas/ComingSoon' });
+    assert.deepEqual(Object.keys((doc.components.schemas['ComingFilm'] as { properties: Json }).properties).slice(-2), ['people', 'firstSession']);
+    const access = ((doc.paths['/programme']?.['get'] as { parameters: Json[] }).parameters.find((parameter) => parameter['name'] === 'access') as { schema: { items: Json } }).schema;
+    assert.deepEqual(access.items['enum'], ['audio-description', 'captioned', 'subtitled', 'relaxed', 'parent-and-baby', 'dementia-friendly']);
+    const session = (doc.components.schemas['ProgrammeSession'] as { properties: Json }).properties;
+    assert.ok('access' in session && 'subtitleLanguage' in session);
+  });
+});
