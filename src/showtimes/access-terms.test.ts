@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { correctedReading, readAttribute } from './access-terms.js';
+import { correctedReading, KNOWN_NAMES, readAttribute } from './access-terms.js';
 
 const read = (description: string, shortName = '', id = '0000000042') => readAttribute({ id, description, shortName });
 
@@ -67,4 +68,13 @@ test('a correction replaces the terms, and keeps the language only while the ter
   assert.deepEqual(correctedReading(english, []), { terms: [], subtitleLanguage: null });
   assert.deepEqual(correctedReading(english, undefined), english);
   assert.deepEqual(correctedReading(read('Members only'), ['relaxed', 'audio-description']), { terms: ['audio-description', 'relaxed'], subtitleLanguage: null });
+});
+
+test('docs/programme.md lists the names recognised, as the code holds them', () => {
+  // From the compiled module in dist/src/showtimes/.
+  const guide = readFileSync(new URL('../../../docs/programme.md', import.meta.url), 'utf8');
+  for (const { term, phrases, abbreviations, usedBy } of KNOWN_NAMES) {
+    const abbreviated = abbreviations.length === 0 ? '—' : abbreviations.map((abbreviation) => abbreviation.toUpperCase()).join(', ');
+    assert.ok(guide.includes(`| \`${term}\` | ${phrases.join(', ')} | ${abbreviated} | ${usedBy} |`), `${term}: ${phrases[0] ?? ''}`);
+  }
 });
