@@ -1,9 +1,10 @@
 /**
- * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats, and
- * its page. An answer is written on its first request and kept, with its ETag and compressed forms, until
- * the clock changes it: until a session in it reaches its sales cut-off, and, for the window
- * that starts today, until the day turns (today is then another day, and another answer). Only
- * the answers asked for lately are kept.
+ * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats, its
+ * page, and the films coming soon (§15). An answer is written on its first request and kept, with
+ * its ETag and compressed forms, until the clock changes it: until a session in it reaches its
+ * sales cut-off (or, for the films coming soon, starts), and, for the window that starts today,
+ * until the day turns (today is then another day, and another answer). Only the answers asked for
+ * lately are kept.
  */
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import type { HeldBytes } from '../formats/held-bytes.js';
