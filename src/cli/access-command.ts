@@ -50,7 +50,7 @@ const USAGE = `Usage: marquee access <set|clear|list> --customer KEY [options]
 Run 'marquee access <subcommand> --help' for its options.`;
 
 /** The terms given, without repeats; `none` alone for none. */
-export function parseTerms(words: readonly string[]): AccessTerm[] {
+function parseTerms(words: readonly string[]): AccessTerm[] {
   if (words.length === 0) throw new ConfigError(`access set: name the TERMs the attribute means (${TERMS_TOLD})`);
   if (words.includes(NONE)) {
     if (words.length > 1) throw new ConfigError(`access set: '${NONE}' means no term, so it comes alone`);

@@ -132,7 +132,7 @@ const LANGUAGE_REACH = 2;
 const FILLERS = new Set(['in', 'with', 'the', 'te']);
 
 /** A name's words: lower case, without accents, `&` and `+` read as `and`, anything else a space. */
-export function wordsOf(name: string): string[] {
+function wordsOf(name: string): string[] {
   return name
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
