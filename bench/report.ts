@@ -78,6 +78,13 @@ function renderFigures(results: BenchResults, file: string): string {
         `${count(rate.webSessions)} for its web sessions (${count(bytes.webSessions)} bytes), ratio ${ratio(programme.ratio, programme.ratioQuartiles)}. ` +
         `A film filter's first answer takes the server ${filter.firstMs.toFixed(3)} ms, asked again ${filter.againMs.toFixed(3)} ms (medians over ${filter.films} films).`,
     );
+    const { access } = programme;
+    if (access !== undefined) {
+      lines.push(
+        `- The week kept to its captioned screenings (${count(access.bytes)} bytes): ${count(access.requestsPerSecond.filtered)} requests/s against ${count(access.requestsPerSecond.whole)} ` +
+          `for the whole week, ratio ${ratio(access.ratio, access.ratioQuartiles)} (target: at least 0.5).`,
+      );
+    }
   }
   const { memory } = results;
   lines.push('', `Memory (database: ${memory.database}; a server on an empty catalogue: ${mib(memory.emptyServerRssMiB)} RSS):`, '');

@@ -68,6 +68,14 @@ export interface ProgrammeResult {
   readonly roundRatios: readonly number[];
   /** A film filter's first answer and the same answer asked again, in the server's own log: medians over the demo's films, in milliseconds. */
   readonly filter: { readonly films: number; readonly firstMs: number; readonly againMs: number };
+  /** The week kept to the captioned screenings against the whole week, in rounds; absent from results older than the access terms. */
+  readonly access?: {
+    readonly bytes: number;
+    readonly requestsPerSecond: { readonly filtered: number; readonly whole: number };
+    /** The median of the rounds' ratios, filtered ÷ whole. */
+    readonly ratio: number;
+    readonly ratioQuartiles: readonly [number, number];
+  };
 }
 
 export interface BenchResults extends RunHeader {

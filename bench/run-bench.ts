@@ -21,7 +21,8 @@
  *     npm run bench [-- --duration 1 --rounds 9 --connections 64 --sizes 100,5000 --plain-sizes 1000
  *                      --memory-films 1000,5000,20000 --memory-database postgres://…/scratch]
  *
- * With `--scale` it measures a server with many customers instead (scale.ts); with `--imports`, a
+ * With `--programme` it measures the programme alone (programme.ts); with `--scale`, a server
+ * with many customers instead (scale.ts); with `--imports`, a
  * server answering while imports make it read its catalogue again (imports.ts); with `--sync`, one
  * sync process mirroring many cinemas (sync.ts).
  */
@@ -93,6 +94,7 @@ const { values: options } = parseArgs({
     'imports-seconds': { type: 'string', default: '30' },
     'imports-connections': { type: 'string', default: '256' },
     'imports-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_imports' },
+    programme: { type: 'boolean', default: false },
     sync: { type: 'boolean', default: false },
     'sync-customers': { type: 'string', default: '1000' },
     'sync-films': { type: 'string', default: '400' },
@@ -262,6 +264,13 @@ if (options.sync) {
     connections: Number(options['imports-connections']),
     postgres: options['imports-postgres'] === '' ? undefined : options['imports-postgres'],
   });
+} else if (options.programme) {
+  const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));
+  try {
+    await benchProgramme(work, ROUNDS);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
 } else if (options.scale) {
   await benchScale(
     {

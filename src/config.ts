@@ -168,7 +168,7 @@ export const SETTINGS = {
     flag: 'poll-interval',
     env: 'MARQUEE_POLL_INTERVAL',
     valueName: 'MS',
-    description: 'how often a server checks the database for a new catalogue, in milliseconds',
+    description: 'how often a server checks the database for a new catalogue or access corrections, in milliseconds',
     defaultText: '250',
     parse: integerIn(10, 3_600_000),
   },

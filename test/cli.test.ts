@@ -109,7 +109,7 @@ describe('marquee import', () => {
     const same = await runCli(['import', '--database', database, DEMO]);
     assert.match(
       same.stdout,
-      /films 0 added, 0 changed, 0 removed, 36 unchanged; packages 0 added, 0 changed, 0 removed, 8 unchanged; screens 0 added, 0 changed, 0 removed, 3 unchanged; attributes 0 added, 0 changed, 0 removed, 4 unchanged; site 0 added, 0 changed, 0 removed, 1 unchanged; sessions 0 added, 0 changed, 0 removed, 112 unchanged; nothing changed\.$/m,
+      /films 0 added, 0 changed, 0 removed, 36 unchanged; packages 0 added, 0 changed, 0 removed, 8 unchanged; screens 0 added, 0 changed, 0 removed, 3 unchanged; attributes 0 added, 0 changed, 0 removed, 8 unchanged; site 0 added, 0 changed, 0 removed, 1 unchanged; sessions 0 added, 0 changed, 0 removed, 112 unchanged; nothing changed\.$/m,
     );
 
     const before = await exportCatalogue(database);

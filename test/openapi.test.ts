@@ -57,7 +57,7 @@ const CATALOGUE_OPERATIONS = {
   '/v1/websession/{id}': 'getWebSession',
   '/v1/site': 'getSite',
 };
-const PROGRAMME_OPERATIONS = { '/programme': 'getProgramme', '/programme.ics': 'getProgrammeCalendar', '/programme.jsonld': 'getProgrammeLinkedData', '/whats-on': 'getProgrammePage' };
+const PROGRAMME_OPERATIONS = { '/programme': 'getProgramme', '/programme.ics': 'getProgrammeCalendar', '/programme.jsonld': 'getProgrammeLinkedData', '/programme/coming-soon': 'getComingSoon', '/whats-on': 'getProgrammePage' };
 const PROGRAMME_MEDIA_TYPES = { '/programme': 'application/json', '/programme.ics': 'text/calendar', '/programme.jsonld': 'application/ld+json', '/whats-on': 'text/html' };
 /** The record each catalogue path answers, and its XML root. */
 const ANSWERS: Readonly<Record<keyof typeof CATALOGUE_OPERATIONS, readonly [root: string, shape: WireShape<unknown>]>> = {
@@ -143,7 +143,7 @@ describe('/openapi.json', () => {
       const { responses, security, parameters, tags } = operation(path);
       assert.deepEqual(tags, ['Programme']);
       assert.deepEqual(security, [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }], path);
-      const filters = ['from', 'days', 'film', 'screen', 'attribute', 'sessions', ...(path === '/whats-on' ? ['embed'] : [])];
+      const filters = ['from', 'days', 'film', 'screen', 'attribute', 'access', 'sessions', ...(path === '/whats-on' ? ['embed'] : [])];
       assert.deepEqual(parameters?.filter((parameter) => parameter['in'] === 'query').map((parameter) => parameter['name']), filters, path);
       assert.deepEqual(Object.keys(responses['200']?.content ?? {}), [mediaType], path);
       assert.deepEqual(Object.keys(responses).sort(), ['200', '304', '400', '401', '403', '404', '429'], path);

@@ -50,7 +50,7 @@ describe('marquee import of the programme', () => {
     assert.equal(result.status, 0, result.stderr);
     assert.match(
       result.stdout,
-      /films 36 added, .*; packages 8 added, .*; screens 3 added, 0 changed, 0 removed, 0 unchanged; attributes 4 added, .*; site 1 added, .*; sessions 112 added, 0 changed, 0 removed, 0 unchanged; catalogue version 1\.$/m,
+      /films 36 added, .*; packages 8 added, .*; screens 3 added, 0 changed, 0 removed, 0 unchanged; attributes 8 added, .*; site 1 added, .*; sessions 112 added, 0 changed, 0 removed, 0 unchanged; catalogue version 1\.$/m,
     );
     const exported = await exportCatalogue(database);
     assert.deepEqual(Object.keys(exported), ['attributes', 'filmpackages', 'films', 'screens', 'sessions', 'site']);

@@ -64,7 +64,7 @@ describe('a publishable key', () => {
           type: 'about:blank',
           title: 'Forbidden',
           status: 403,
-          detail: 'A publishable key reads only the programme: /programme, /programme.ics, /programme.jsonld and /whats-on.',
+          detail: 'A publishable key reads only the programme: /programme, /programme.ics, /programme.jsonld, /programme/coming-soon and /whats-on.',
         });
       }
     }

@@ -14,8 +14,8 @@ const FORTNIGHT = '/programme?from=2025-01-06&days=14&sessions=all';
 const SITE_KEYS = ['name', 'address', 'country', 'phone', 'timeZone', 'screens'];
 const FEATURE_KEYS = ['kind', 'id', 'title', 'synopsis', 'genre', 'rating', 'runtimeMinutes', 'openingDate', 'poster', 'posterThumbnail', 'backdrop', 'trailer'];
 const SESSION_KEYS = [
-  'id', 'day', 'start', 'featureStart', 'end', 'salesCutOff', 'startUtc', 'screen', 'attributes', 'format',
-  'audioLanguage', 'seating', 'onSale', 'bookingUrl', 'soldOut', 'fewTicketsLeft', 'seatsAvailable', 'status',
+  'id', 'day', 'start', 'featureStart', 'end', 'salesCutOff', 'startUtc', 'screen', 'attributes', 'access', 'subtitleLanguage',
+  'format', 'audioLanguage', 'seating', 'onSale', 'bookingUrl', 'soldOut', 'fewTicketsLeft', 'seatsAvailable', 'status',
 ];
 /** What a cinema keeps to itself, by the names of §11 and as the programme would write them. */
 const NEVER_SHOWN = ['SeatsSold', 'SeatsHeld', 'SeatsHouse', 'PriceCardName', 'AreComplimentariesAllowed', 'LegalName', 'NationalCode', 'SalesTaxRegistration', 'Fax', 'TicketMessage', 'ReceiptMessage'];

@@ -112,7 +112,7 @@ describe('GET /whats-on', () => {
     assert.deepEqual(elements(html, 'h2').map(text), ['Nosferatu', 'Metropolis', 'Silent Comedy Double: Sherlock Jr. & Safety Last!'], 'by first session');
     const nosferatu = feature(html, 'Nosferatu');
     assert.deepEqual(days(nosferatu), [
-      ['Today, Friday 27 November', ['Nosferatu, Friday 27 November, 19:30 The Grand SUBSEnglish subtitles', 'Nosferatu, Friday 27 November, 00:30 The Grand']],
+      ['Today, Friday 27 November', ['Nosferatu, Friday 27 November, 19:30 The Grand SUBSEnglish subtitles English subtitles', 'Nosferatu, Friday 27 November, 00:30 The Grand']],
       ['Tomorrow, Saturday 28 November', ['14:00 The Grand Sold out']],
     ]);
     assert.match(html, /A time after midnight is listed under the evening before\./);
@@ -126,7 +126,7 @@ describe('GET /whats-on', () => {
     assert.ok(hrefs(nosferatu).includes('https://media.marquee.example/trailers/nosferatu-1922.mp4'));
 
     const metropolis = feature(html, 'Metropolis');
-    assert.deepEqual(days(metropolis), [['Sunday 29 November', ['Metropolis, Sunday 29 November, 18:00 The Grand 3D PIANOLive piano accompaniment SUBSEnglish subtitles Few tickets left']]]);
+    assert.deepEqual(days(metropolis), [['Sunday 29 November', ['Metropolis, Sunday 29 November, 18:00 The Grand 3D PIANOLive piano accompaniment SUBSEnglish subtitles English subtitles Few tickets left']]]);
     const style = elements(html, 'style')[0] ?? '';
     assert.equal(style, '<style>.badge-0{color:#FFFFFF;background:#1F4E79}.badge-1{color:#000000;background:#f2c14e}</style>', 'the badges\' colours');
     assert.match(metropolis, /<span class="badge badge-1" title="Live piano accompaniment">.*<span class="badge badge-0" title="English subtitles">/);
@@ -139,7 +139,7 @@ describe('GET /whats-on', () => {
     for (const id of [6, 7, 8]) assert.ok(!html.includes(`tickets.example/${id}"`), `session ${id}`);
     const all = await page(t, '/whats-on?sessions=all');
     assert.deepEqual(days(feature(all, 'Nosferatu')).map(([day, sessions]) => [day, sessions.map((session) => session.replace(/^.*?, \w+ \d+ \w+, /, ''))]), [
-      ['Today, Friday 27 November', ['09:00 The Grand Not on sale online', '19:30 The Grand SUBSEnglish subtitles', '00:30 The Grand']],
+      ['Today, Friday 27 November', ['09:00 The Grand Not on sale online', '19:30 The Grand SUBSEnglish subtitles English subtitles', '00:30 The Grand']],
       ['Tomorrow, Saturday 28 November', ['14:00 The Grand Sold out']],
       ['Tuesday 1 December', ['20:00 The Grand Not yet on sale']],
     ]);

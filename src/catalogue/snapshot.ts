@@ -4,6 +4,7 @@
  */
 import { compareCodePoints } from './code-points.js';
 import type { Attribute, Catalogue, Film, FilmPackage, Screen, Session, Site } from './model.js';
+import type { AccessTerm } from '../showtimes/access-terms.js';
 
 /** Where a snapshot comes from: whose catalogue, which stored version, and when that version was committed. */
 export interface SnapshotSource {
@@ -12,6 +13,10 @@ export interface SnapshotSource {
   readonly version: number;
   /** Undefined before any import. */
   readonly changedAt?: Date | undefined;
+  /** The cinema's corrections of how its attributes read (`marquee access set`): terms by attribute id. */
+  readonly accessCorrections?: ReadonlyMap<string, readonly AccessTerm[]>;
+  /** The stored version of those corrections; 0 before the first. */
+  readonly correctionVersion?: number;
 }
 
 export class CatalogueSnapshot {
@@ -30,11 +35,15 @@ export class CatalogueSnapshot {
   /** The stored catalogue version this snapshot reflects; 0 before any import. */
   readonly version: number;
   readonly changedAt: Date | undefined;
+  readonly accessCorrections: ReadonlyMap<string, readonly AccessTerm[]>;
+  readonly correctionVersion: number;
 
   constructor(catalogue: Catalogue, source: SnapshotSource) {
     this.customer = source.customer;
     this.version = source.version;
     this.changedAt = source.changedAt;
+    this.accessCorrections = source.accessCorrections ?? new Map();
+    this.correctionVersion = source.correctionVersion ?? 0;
     this.films = [...catalogue.films].sort((a, b) => a.displaySequence - b.displaySequence || compareCodePoints(a.id, b.id));
     this.packages = [...catalogue.packages].sort((a, b) => a.id - b.id);
     this.screens = [...catalogue.screens].sort((a, b) => a.id - b.id);

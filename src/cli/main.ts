@@ -18,6 +18,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   export: async () => (await import('./export-command.js')).runExport,
   sync: async () => (await import('./sync-command.js')).runSync,
   token: async () => (await import('./token-command.js')).runToken,
+  access: async () => (await import('./access-command.js')).runAccess,
 };
 
 const USAGE = `Usage: marquee <command> [options]
@@ -28,6 +29,7 @@ Commands:
   export    write the catalogue to files that import reads back
   sync      mirror Veezi-compatible APIs, one or many; sync status shows how it goes
   token     issue, list and revoke access tokens
+  access    show and correct how attributes read as access terms (captioned, relaxed…)
 
 Run 'marquee <command> --help' for a command's options.`;
 

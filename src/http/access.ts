@@ -50,7 +50,7 @@ const CHALLENGE = { 'www-authenticate': 'Bearer realm="marquee"' };
 const TOKEN_HEADERS = 'VeeziAccessToken, Authorization';
 /** The query parameter that carries a publishable key, where a link or a calendar subscription cannot send a header. */
 const KEY_PARAMETER = 'key';
-const PROGRAMME_PATHS = '/programme, /programme.ics, /programme.jsonld and /whats-on';
+const PROGRAMME_PATHS = '/programme, /programme.ics, /programme.jsonld, /programme/coming-soon and /whats-on';
 
 /**
  * A refusal is a value, not a thrown error: refusals come in floods, and a stack trace each

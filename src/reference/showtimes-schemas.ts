@@ -1,11 +1,12 @@
 /**
- * The programme's part of the OpenAPI document (CONTRACT §12): its filters, the schema of its
- * JSON, the calendar and JSON-LD it also answers in, and every answer each path can give, with
- * examples written by the server's own writers (see `programmeExamples`).
+ * The programme's part of the OpenAPI document (CONTRACT §12, §15): its filters, the schema of its
+ * JSON, the calendar and JSON-LD it also answers in, the films coming soon, and every answer each
+ * path can give, with examples written by the server's own writers (see `programmeExamples`).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
 import { MAX_INT32 } from '../catalogue/model.js';
+import { ACCESS_TERMS } from '../showtimes/access-terms.js';
 import { DEFAULT_DAYS, MAX_DAYS, MAX_VALUES, parseShowtimesQuery, SESSION_CHOICES, type BadFilter } from '../showtimes/showtimes-query.js';
 import type { ShowtimesFormat } from '../showtimes/showtimes.js';
 import { NO_KEY, otherOrigin } from '../http/access.js';
@@ -19,6 +20,8 @@ const timestamp = (description: string): TSchema =>
   Type.String({ format: 'date-time', description: `${description}, in RFC 3339 with the site's UTC offset at that instant, such as \`2026-11-27T19:30:00+13:00\`.` });
 
 const ID = { additionalProperties: false } as const;
+
+const ACCESS_TERM = Type.Unsafe<string>({ type: 'string', enum: [...ACCESS_TERMS] });
 
 /** The shared schemas the programme's answer refers to by name. */
 export function showtimesSchemas(): TSchema[] {
@@ -55,6 +58,11 @@ export function showtimesSchemas(): TSchema[] {
       startUtc: Type.String({ format: 'date-time', description: 'When it starts, in UTC: `2026-11-27T06:30:00Z`.' }),
       screen: Type.Ref('ProgrammeScreen'),
       attributes: Type.Array(Type.Ref('ProgrammeAttribute'), { description: 'Its attributes, in the session\'s order.' }),
+      access: Type.Array(ACCESS_TERM, {
+        description:
+          'What its attributes say in one vocabulary, read from their names in common use (`AD`, `CC`, `Subs`, `Autism Friendly`, `Parent & Baby`…) or as the cinema corrected them (`marquee access set`), in the vocabulary\'s order.',
+      }),
+      subtitleLanguage: Type.Union([Type.String(), Type.Null()], { description: 'The language of its subtitles or captions, a BCP 47 tag such as `en`, when an attribute names one; null otherwise.' }),
       format: Type.Unsafe({ type: 'string', enum: ['2D Film', '2D Digital', '3D Digital', '3D HFR', 'Not a Film'], description: 'The format shown.' }),
       audioLanguage: nullableText('The language it is heard in.'),
       seating: Type.Unsafe({ type: 'string', enum: ['Allocated', 'Select', 'Open'], description: 'How seats are given.' }),
@@ -115,7 +123,30 @@ export function showtimesSchemas(): TSchema[] {
     },
     { $id: 'Programme', ...ID, description: 'The programme: the site, and its films and packages with their sessions.' },
   );
-  return [screen, attribute, site, session, film, filmPackage, programme];
+  const comingFilm = Type.Object(
+    {
+      ...featureMembers('film', Type.String({ description: 'The film\'s Id, as `/v4/film/{id}` knows it.' })),
+      people: Type.Array(
+        Type.Object({ name: text('First and last name.'), role: Type.Unsafe({ type: 'string', enum: ['Actor', 'Director', 'Producer'] }) }, { additionalProperties: false }),
+        { description: 'The people of the film.' },
+      ),
+      firstSession: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When its first session still to come starts (PreShowStartTime, RFC 3339 with the site\'s offset), or null when only its opening date says it is coming.',
+      }),
+    },
+    { $id: 'ComingFilm', ...ID, description: 'A film coming soon, with the fields of the programme\'s films.' },
+  );
+  const comingSoon = Type.Object(
+    { films: Type.Array(Type.Ref('ComingFilm'), { description: 'By opening date (a film with none last), then title.' }) },
+    {
+      $id: 'ComingSoon',
+      ...ID,
+      description:
+        'The films not on sale now that will be: an opening date after today, or a session still to come (Planned, or not yet started), and no session on sale on the web now, ' +
+        'its own or a package\'s. A Deleted film is never coming soon.',
+    },
+  );
+  return [screen, attribute, site, session, film, filmPackage, programme, comingFilm, comingSoon];
 }
 
 const QUERYSTRING = Type.Object({
@@ -124,6 +155,12 @@ const QUERYSTRING = Type.Object({
   film: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_VALUES, description: 'Sessions of any of these films, and of packages that show one. Repeatable.' })),
   screen: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: MAX_INT32 }), { maxItems: MAX_VALUES, description: 'Sessions on any of these screens. Repeatable.' })),
   attribute: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: MAX_VALUES, description: 'Sessions carrying all of these attributes. Repeatable.' })),
+  access: Type.Optional(
+    Type.Array(ACCESS_TERM, {
+      maxItems: MAX_VALUES,
+      description: 'Sessions whose attributes say all of these access terms (`audio-description`, `captioned`, `subtitled`, `relaxed`, `parent-and-baby`, `dementia-friendly`). Repeatable.',
+    }),
+  ),
   sessions: Type.Optional(
     Type.Unsafe<string>({
       type: 'string',
@@ -161,7 +198,7 @@ const ANSWERS: Readonly<Record<ShowtimesFormat, { readonly operationId: string; 
 };
 
 const FILTERS =
-  'Filters: `from` and `days` (cinema days, 03:00 to 02:59), `film`, `screen` and `attribute` (repeatable), `sessions` (`on-sale` or `all`); a bad value answers 400 naming it, unknown parameters are ignored. ' +
+  'Filters: `from` and `days` (cinema days, 03:00 to 02:59), `film`, `screen`, `attribute` and `access` (repeatable), `sessions` (`on-sale` or `all`); a bad value answers 400 naming it, unknown parameters are ignored. ' +
   'A publishable key (`?key=`, or a token header) reads it from web pages: any origin may read the answers, but a key made for some origins refuses the others (403); ' +
   'its answers may be kept by shared caches (`Cache-Control: public, max-age=60` by default).';
 
@@ -217,6 +254,25 @@ export function showtimesOperation(format: ShowtimesFormat, contentType: string)
         content: { [mediaType]: { schema, examples: { [programmeExampleName(format)]: { $ref: `#/components/examples/${programmeExampleName(format)}` } } } },
       },
       ...OTHER_ANSWERS,
+    },
+  };
+}
+
+/** The schema of `/programme/coming-soon`: no filter, the programme's keys, tokens and answers. */
+export function comingSoonOperation(): FastifySchema {
+  const { 400: _filters, ...answers } = OTHER_ANSWERS;
+  return {
+    operationId: 'getComingSoon',
+    tags: ['Programme'],
+    summary: 'The films coming soon',
+    description:
+      'The films not on sale now that will be, for the "coming soon" part of a cinema\'s site: each with the fields of the programme\'s films, its opening date and its first session still to come. ' +
+      'Read with a publishable key or a token, as the programme; the answer changes as sessions go on sale or start and as the day turns, its ETag with it.',
+    security: SECURITY,
+    headers: REVALIDATION_HEADERS,
+    response: {
+      200: { description: 'The films coming soon, as the clock leaves them now.', headers: ANSWER_HEADERS, content: { 'application/json': { schema: Type.Ref('ComingSoon') } } },
+      ...answers,
     },
   };
 }

@@ -3,7 +3,8 @@
  * first time they are asked for, from one read transaction, and held while the memory budget
  * allows: the least recently used customer is let go when another would exceed it, and built
  * again on its next request. A held catalogue whose stored version moves is built again in the
- * background and swapped in whole, so every answer comes wholly from one committed catalogue.
+ * background and swapped in whole, so every answer comes wholly from one committed catalogue; so
+ * is one whose access corrections (`marquee access set`) move.
  * While the database is away, the held catalogues go on being served, and looks at the database
  * go on until it answers again.
  */
@@ -13,9 +14,12 @@ import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
 import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
+import { loadAccessCorrections, loadAccessCorrectionVersion, loadAccessCorrectionVersions } from '../store/access-correction-repository.js';
 
 interface Held {
   readonly published: PublishedCatalogue;
+  /** The version of the customer's access corrections it was published with. */
+  readonly correctionVersion: number;
   /** When the import that made the version held committed. */
   readonly changedAt: Date | undefined;
 }
@@ -51,6 +55,8 @@ export class LiveCatalogue implements ServedCatalogues {
   private readonly building = new Map<string, Promise<PublishedCatalogue>>();
   /** The stored version of every customer ever imported, as last looked at. */
   private versions: ReadonlyMap<string, number> = new Map();
+  /** The version of the access corrections of every customer ever corrected, as last looked at. */
+  private correctionVersions: ReadonlyMap<string, number> = new Map();
   /** Answered to the customers never imported: nothing to build for them. */
   private empty: PublishedCatalogue | undefined;
   private counts = { builds: 0, buildSeconds: 0, evictions: 0, failedRefreshes: 0 };
@@ -140,6 +146,7 @@ export class LiveCatalogue implements ServedCatalogues {
         this.empty = await PublishedCatalogue.publish(empty, this.xml, async () => empty);
       }
       this.versions = await loadCatalogueVersions(this.db);
+      this.correctionVersions = await loadAccessCorrectionVersions(this.db);
       await this.rebuildChanged();
     } catch (error) {
       this.counts.failedRefreshes += 1;
@@ -165,7 +172,9 @@ export class LiveCatalogue implements ServedCatalogues {
       // A build under way may have read the version before this look did.
       await this.building.get(customer)?.catch(() => {});
       const held = this.held.get(customer);
-      if (held === undefined || held.published.version === this.versions.get(customer)) continue;
+      if (held === undefined) continue;
+      // A correction of how attributes read changes the programme, as a new catalogue would.
+      if (held.published.version === this.versions.get(customer) && held.correctionVersion === (this.correctionVersions.get(customer) ?? 0)) continue;
       await (this.building.get(customer) ?? this.build(customer));
     }
   }
@@ -192,7 +201,7 @@ export class LiveCatalogue implements ServedCatalogues {
       onPart: (_name, durationMs) => (this.counts.buildSeconds += durationMs / 1000),
       onGrowth: () => this.keepWithinBudget(customer),
     });
-    this.hold(customer, { published, changedAt: snapshot.changedAt });
+    this.hold(customer, { published, changedAt: snapshot.changedAt, correctionVersion: snapshot.correctionVersion });
     this.options.events?.onBuild?.(customer, snapshot, performance.now() - started);
     return published;
   }
@@ -205,6 +214,8 @@ export class LiveCatalogue implements ServedCatalogues {
           customer,
           version: await loadCatalogueVersion(tx, customer),
           changedAt: await loadCatalogueChangedAt(tx, customer),
+          accessCorrections: await loadAccessCorrections(tx, customer),
+          correctionVersion: await loadAccessCorrectionVersion(tx, customer),
         }),
       { readOnly: true },
     );

@@ -9,6 +9,7 @@ import { compareCodePoints } from '../catalogue/code-points.js';
 import type { Film, FilmPackage, Session, Site } from '../catalogue/model.js';
 import { ianaZoneOf, wallClockTime, ZoneClock } from '../catalogue/site-time.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import { ACCESS_TERMS, correctedReading, NO_READING, readAttribute, type AccessTerm, type AttributeReading } from './access-terms.js';
 import { addDays, cinemaDayOf, nextCinemaDayStart } from './cinema-day.js';
 import type { ShowtimesQuery } from './showtimes-query.js';
 
@@ -81,6 +82,10 @@ export interface Showing {
   readonly cutOffInstant: number;
   readonly screen: ScreenName;
   readonly attributes: readonly AttributeBadge[];
+  /** What its attributes say in the access vocabulary (CONTRACT §15), in the vocabulary's order. */
+  readonly access: readonly AccessTerm[];
+  /** The language of its subtitles or captions, a BCP 47 tag, when an attribute names one. */
+  readonly subtitleLanguage: string | null;
   readonly format: string;
   readonly audioLanguage: string | null;
   readonly seating: string;
@@ -128,7 +133,8 @@ function personName(person: Film['people'][number]): string {
   return [person.firstName, person.lastName].map(given).filter((part) => part !== null).join(' ');
 }
 
-function filmFeature(film: Film): Feature {
+/** A film as the programme shows it. */
+export function filmFeature(film: Film): Feature {
   return {
     kind: 'film',
     id: film.id,
@@ -210,6 +216,8 @@ export class Showings {
     private readonly clock: ZoneClock,
     /** In the snapshot's order of sessions: by start, so by cinema day. */
     readonly showings: readonly Showing[],
+    /** The access terms some showing carries, in the vocabulary's order: the page's filters. */
+    readonly accessTerms: readonly AccessTerm[],
   ) {}
 
   /** The programme of `snapshot`, or undefined while it has no site, whose zone gives its sessions' times a meaning. */
@@ -225,32 +233,40 @@ export class Showings {
         { id: attribute.id, name: attribute.description, shortName: attribute.shortName, fontColor: attribute.fontColor, backgroundColor: attribute.backgroundColor },
       ]),
     );
+    const readings = new Map(
+      snapshot.attributes.map((attribute) => [attribute.id, correctedReading(readAttribute(attribute), snapshot.accessCorrections.get(attribute.id))]),
+    );
     const features = new FeatureIndex(snapshot);
     const showings = snapshot.sessions
       .filter((session) => session.showType === 'Public')
-      .map((session): Showing => ({
-        id: session.id,
-        feature: features.of(session),
-        day: cinemaDayOf(session.preShowStartTime),
-        start: clock.timestamp(session.preShowStartTime),
-        featureStart: clock.timestamp(session.featureStartTime),
-        end: clock.timestamp(session.featureEndTime),
-        salesCutOff: clock.timestamp(session.salesCutOffTime),
-        startInstant: clock.instantOf(session.preShowStartTime),
-        endInstant: clock.instantOf(session.featureEndTime),
-        cutOffInstant: clock.instantOf(session.salesCutOffTime),
-        screen: screens.get(session.screenId) as ScreenName,
-        attributes: session.attributes.map((id) => badges.get(id) as AttributeBadge),
-        format: session.filmFormat,
-        audioLanguage: session.audioLanguage,
-        seating: session.seating,
-        soldOnWeb: session.status === 'Open' && session.salesVia.includes('WWW') && session.url !== null,
-        url: session.url,
-        soldOut: session.ticketsSoldOut,
-        fewTicketsLeft: session.fewTicketsLeft,
-        seatsAvailable: session.seatsAvailable,
-        status: session.status,
-      }));
+      .map((session): Showing => {
+        const reading = sessionReading(session.attributes.map((id) => readings.get(id) ?? NO_READING));
+        return {
+          id: session.id,
+          feature: features.of(session),
+          day: cinemaDayOf(session.preShowStartTime),
+          start: clock.timestamp(session.preShowStartTime),
+          featureStart: clock.timestamp(session.featureStartTime),
+          end: clock.timestamp(session.featureEndTime),
+          salesCutOff: clock.timestamp(session.salesCutOffTime),
+          startInstant: clock.instantOf(session.preShowStartTime),
+          endInstant: clock.instantOf(session.featureEndTime),
+          cutOffInstant: clock.instantOf(session.salesCutOffTime),
+          screen: screens.get(session.screenId) as ScreenName,
+          attributes: session.attributes.map((id) => badges.get(id) as AttributeBadge),
+          access: reading.terms,
+          subtitleLanguage: reading.subtitleLanguage,
+          format: session.filmFormat,
+          audioLanguage: session.audioLanguage,
+          seating: session.seating,
+          soldOnWeb: session.status === 'Open' && session.salesVia.includes('WWW') && session.url !== null,
+          url: session.url,
+          soldOut: session.ticketsSoldOut,
+          fewTicketsLeft: session.fewTicketsLeft,
+          seatsAvailable: session.seatsAvailable,
+          status: session.status,
+        };
+      });
     const summary: ShowtimesSite = {
       name: site.name,
       addressLines: addressLines(site),
@@ -260,7 +276,8 @@ export class Showings {
       timeZone: zone,
       screens: site.screens.map((id) => screens.get(id) as ScreenName),
     };
-    return new Showings(summary, clock, showings);
+    const accessTerms = ACCESS_TERMS.filter((term) => showings.some((showing) => showing.access.includes(term)));
+    return new Showings(summary, clock, showings, accessTerms);
   }
 
   /** The cinema day at the site at `now`, and the instant the next one begins. */
@@ -295,8 +312,16 @@ export class Showings {
   }
 }
 
+/** What a session's attributes say together: every term any says, and the first language of subtitles named. */
+function sessionReading(readings: readonly AttributeReading[]): AttributeReading {
+  if (readings.length === 0) return NO_READING;
+  const terms = ACCESS_TERMS.filter((term) => readings.some((reading) => reading.terms.includes(term)));
+  return { terms, subtitleLanguage: readings.find((reading) => reading.subtitleLanguage !== null)?.subtitleLanguage ?? null };
+}
+
 function matches(showing: Showing, query: ShowtimesQuery): boolean {
   if (query.films.length > 0 && !showing.feature.films.some((film) => query.films.includes(film.id))) return false;
   if (query.screens.length > 0 && !query.screens.includes(showing.screen.id)) return false;
+  if (!query.access.every((term) => showing.access.includes(term))) return false;
   return query.attributes.every((id) => showing.attributes.some((attribute) => attribute.id === id));
 }

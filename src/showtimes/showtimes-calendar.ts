@@ -1,6 +1,7 @@
 /**
  * `/programme.ics`: a selection as an iCalendar object (RFC 5545) to subscribe to, one event per
- * session, its times in UTC so that no calendar needs the site's zone to place them.
+ * session, its times in UTC so that no calendar needs the site's zone to place them, its access
+ * terms (CONTRACT §15) as its CATEGORIES.
  */
 import { PACKAGE_VERSION } from '../package-version.js';
 import type { Selection } from './showings.js';
@@ -75,6 +76,8 @@ export function showtimesCalendar(selection: Selection, { customer, changedAt }:
         `SUMMARY:${escapeText(feature.title)}`,
         `LOCATION:${escapeText(`${site.name}, ${showing.screen.name}`)}`,
       );
+      // The access terms are the vocabulary's own words, which need no escaping.
+      if (showing.access.length > 0) lines.push(`CATEGORIES:${showing.access.join(',')}`);
       // A URL is a URI value, not TEXT: it is written as it is.
       if (onSale && showing.url !== null) lines.push(`URL:${showing.url}`);
       if (feature.synopsis !== null && feature.synopsis !== '') lines.push(`DESCRIPTION:${escapeText(feature.synopsis)}`);

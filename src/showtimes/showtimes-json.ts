@@ -1,7 +1,12 @@
-/** `/programme`: Marquee's own JSON of a selection (CONTRACT §12), camelCase, in the contract's order. */
+/**
+ * `/programme`: Marquee's own JSON of a selection (CONTRACT §12), camelCase, in the contract's
+ * order; and `/programme/coming-soon` (§15), the films coming soon with the same fields.
+ */
+import type { ComingSelection } from './coming-soon.js';
 import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
 
-function featureJson(feature: Feature, sessions: readonly ShownSession[]): object {
+/** A feature's own fields, as the programme and the coming-soon list give them. */
+export function featureFields(feature: Feature): object {
   const common = {
     kind: feature.kind,
     id: feature.id,
@@ -17,7 +22,11 @@ function featureJson(feature: Feature, sessions: readonly ShownSession[]): objec
     trailer: feature.trailer,
   };
   const members = feature.kind === 'film' ? { people: feature.people } : { films: feature.films.map((film) => ({ id: film.id, title: film.title })) };
-  return { ...common, ...members, sessions: sessions.map(sessionJson) };
+  return { ...common, ...members };
+}
+
+function featureJson(feature: Feature, sessions: readonly ShownSession[]): object {
+  return { ...featureFields(feature), sessions: sessions.map(sessionJson) };
 }
 
 function sessionJson({ showing, onSale }: ShownSession): object {
@@ -31,6 +40,8 @@ function sessionJson({ showing, onSale }: ShownSession): object {
     startUtc: new Date(showing.startInstant).toISOString().replace('.000Z', 'Z'),
     screen: showing.screen,
     attributes: showing.attributes,
+    access: showing.access,
+    subtitleLanguage: showing.subtitleLanguage,
     format: showing.format,
     audioLanguage: showing.audioLanguage,
     seating: showing.seating,
@@ -56,4 +67,8 @@ function siteJson(site: ShowtimesSite): object {
 
 export function showtimesJson({ site, from, days, features }: Selection): string {
   return JSON.stringify({ site: siteJson(site), from, days, features: features.map(({ feature, sessions }: FeatureSessions) => featureJson(feature, sessions)) });
+}
+
+export function comingSoonJson({ films }: ComingSelection): string {
+  return JSON.stringify({ films: films.map(({ feature, firstSession }) => ({ ...featureFields(feature), firstSession: firstSession?.start ?? null })) });
 }

@@ -1,6 +1,7 @@
 /**
  * `/programme.jsonld`: a selection as schema.org JSON-LD, the markup search engines read: a
- * `MovieTheater` whose `event`s are `ScreeningEvent`s of `Movie`s. The types come from
+ * `MovieTheater` whose `event`s are `ScreeningEvent`s of `Movie`s, with the language of their
+ * subtitles and their access terms (CONTRACT §15). The types come from
  * schema-dts, generated from schema.org's own vocabulary, so that a type or property schema.org
  * does not define, or a value it does not take, is a compile error.
  */
@@ -64,6 +65,10 @@ export function showtimesLinkedData(selection: Selection): WithContext<MovieThea
         workPresented: feature.kind === 'film' ? movie(feature.films[0] as Film) : feature.films.map(movie),
         videoFormat: showing.format,
         inLanguage: text(showing.audioLanguage),
+        subtitleLanguage: showing.subtitleLanguage ?? undefined,
+        // schema.org's accessibility properties (accessibilityFeature) describe a creative work, not
+        // one screening of it: an event's terms go in its keywords.
+        keywords: showing.access.length > 0 ? [...showing.access] : undefined,
         eventStatus: 'https://schema.org/EventScheduled',
         offers: onSale && showing.url !== null ? { '@type': 'Offer', url: showing.url, availability: availability(showing) } : undefined,
       }),

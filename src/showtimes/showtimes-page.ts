@@ -6,9 +6,12 @@
  * its booking page while it is on sale. Days and weeks are plain links, which carry the visitor's
  * key and filters on; the page needs no script, and holds the selection's schema.org JSON-LD for
  * search engines. Framed (`embed`), it is the programme alone, and loads the script that tells the
- * framing page its height.
+ * framing page its height. Each time says its access terms in words (CONTRACT §15), a link per term
+ * keeps only those screenings, and the films coming soon follow the week.
  */
+import { languageName, TERM_WORDS, type AccessTerm } from './access-terms.js';
 import { addDays, daysBetween } from './cinema-day.js';
+import type { ComingFilm } from './coming-soon.js';
 import { longDayName, shortDayParts } from './day-names.js';
 import { html, raw, type Html } from './html.js';
 import { HEIGHT_SCRIPT, PAGE_STYLESHEET } from './page-assets.js';
@@ -35,6 +38,10 @@ export interface PageContext extends PageVisit {
   /** The cinema day now at the site. */
   readonly today: string;
   readonly dressing: PageDressing;
+  /** The access terms some session of the catalogue carries: a link to each. */
+  readonly accessTerms: readonly AccessTerm[];
+  /** The films coming soon, listed after the week; none on a page narrowed to films. */
+  readonly comingSoon: readonly ComingFilm[];
 }
 
 /** The posters a page loads at once; those below them wait until they are scrolled near. */
@@ -49,6 +56,8 @@ interface Target {
   readonly from: string | undefined;
   readonly days: number;
   readonly films: readonly string[];
+  /** The access terms it keeps; the page's own unless given. */
+  readonly access?: readonly AccessTerm[];
 }
 
 /** The query string of a link to the page showing `target`, with the visitor's key and filters. */
@@ -61,6 +70,7 @@ function search(context: PageContext, target: Target, embed = context.embed): st
   for (const film of target.films) parameters.append('film', film);
   for (const screen of query.screens) parameters.append('screen', String(screen));
   for (const attribute of query.attributes) parameters.append('attribute', attribute);
+  for (const term of target.access ?? query.access) parameters.append('access', term);
   if (query.sessions !== 'on-sale') parameters.append('sessions', query.sessions);
   if (embed) parameters.append('embed', '1');
   const text = parameters.toString();
@@ -126,6 +136,15 @@ function synopsis(feature: Feature): Html[] {
   return paragraphs.map((paragraph) => html`<p>${paragraph}</p>`);
 }
 
+/** A session's access terms in words, read out with its time: `Audio described, English subtitles`. */
+function accessWords(showing: ShownSession['showing']): Html | false {
+  const words = showing.access.map((term, place) => {
+    if (term === 'subtitled' && showing.subtitleLanguage !== null) return `${languageName(showing.subtitleLanguage)} subtitles`;
+    return place === 0 ? TERM_WORDS[term] : TERM_WORDS[term].toLowerCase();
+  });
+  return words.length > 0 && html` <span class="access">${words.join(', ')}</span>`;
+}
+
 /** A session: a link to book it while on sale and not sold out, its time and marks otherwise. */
 function session(context: PageContext, feature: Feature, shown: ShownSession, screens: boolean): Html {
   const { showing, onSale } = shown;
@@ -133,7 +152,7 @@ function session(context: PageContext, feature: Feature, shown: ShownSession, sc
     showing.format.startsWith('3D') && html` <span class="format">${showing.format.replace(' Digital', '')}</span>`
   }${showing.attributes.map(
     (badge) => html` <span class="badge ${context.dressing.badgeClass(badge.id)}" title="${badge.name}"><span aria-hidden="true">${badge.shortName}</span><span class="visually-hidden">${badge.name}</span></span>`,
-  )}`;
+  )}${accessWords(showing)}`;
   if (showing.soldOut) return html`<li><span class="session closed">${details} <strong class="mark">Sold out</strong></span></li>`;
   // A session on sale has a booking page: the second test is for the type's sake.
   if (!onSale || showing.url === null) {
@@ -192,6 +211,36 @@ function dayNavigation(context: PageContext, selection: Selection): Html {
 `;
 }
 
+/**
+ * A link per access term the catalogue's sessions carry, each keeping only those screenings of the
+ * page's days and films, and one back to every screening while a term is kept.
+ */
+function accessNavigation(context: PageContext): Html | false {
+  const { query } = context;
+  if (context.accessTerms.length === 0) return false;
+  const target = { from: query.from, days: query.days, films: query.films };
+  const links = context.accessTerms.map((term) => {
+    const current = query.access.length === 1 && query.access[0] === term && html` aria-current="page"`;
+    return html`<li><a href="${search(context, { ...target, access: [term] })}"${current}>${TERM_WORDS[term]}</a></li>`;
+  });
+  const all = query.access.length > 0 && html`<li><a href="${search(context, { ...target, access: [] })}">All screenings</a></li>`;
+  return html`<p class="access-title" id="access-title">Show only screenings that are:</p><ul class="access-list" aria-labelledby="access-title">${links}${all}</ul>
+`;
+}
+
+/** The films coming soon, each with its opening date and first session when known. */
+function comingSoonSection(films: readonly ComingFilm[], today: string): Html | false {
+  const items = films.map(({ feature, firstSession }) => {
+    const opens = feature.openingDate !== null && feature.openingDate > today && html`<p>Opens ${longDayName(feature.openingDate)}.</p>`;
+    const first =
+      firstSession !== null &&
+      html`<p>First session ${longDayName(firstSession.day)}, <time datetime="${firstSession.start}">${firstSession.start.slice(11, 16)}</time>.</p>`;
+    return html`<li><h3>${feature.title}</h3>${facts(feature)}${opens}${first}</li>`;
+  });
+  return films.length > 0 && html`<section class="coming-soon" aria-labelledby="coming-soon-title"><h2 id="coming-soon-title">Coming soon</h2><ul class="coming-list">${items}</ul></section>
+`;
+}
+
 /** `Friday 27 November to Thursday 3 December`. */
 function windowText(from: string, days: number): string {
   return days === 1 ? longDayName(from) : `${longDayName(from)} to ${longDayName(addDays(from, days - 1))}`;
@@ -234,7 +283,8 @@ export function showtimesPage(selection: Selection, context: PageContext): strin
   const afterMidnight = selection.features.some(({ sessions }) => sessions.some(({ showing }) => showing.start.slice(0, 10) !== showing.day));
   const features = selection.features.map((shown, place) => featureSection(context, shown, place, screens));
   const allFilms = context.query.films.length > 0 && html`<p><a href="${search(context, { from: context.query.from, days: selection.days, films: [] })}">All films</a></p>`;
-  const empty = context.query.films.length > 0 ? 'No session of this film is on sale on these days.' : 'No session is on sale on these days.';
+  const kind = context.query.access.length > 0 ? `${context.query.access.map((term) => TERM_WORDS[term].toLowerCase()).join(' and ')} ` : '';
+  const empty = context.query.films.length > 0 ? `No ${kind}session of this film is on sale on these days.` : `No ${kind}session is on sale on these days.`;
   const page = html`<!doctype html>
 <html lang="en" dir="ltr" class="${context.embed ? 'embed' : 'page'}">
 <head>
@@ -254,7 +304,7 @@ ${dayNavigation(context, selection)}<main id="programme" tabindex="-1">
 ${context.embed && html`<h1 class="visually-hidden">${title}</h1>
 `}<p class="window">${windowText(selection.from, selection.days)}</p>
 <p class="lead">${zoneText(site)}${afterMidnight && ' A time after midnight is listed under the evening before.'}${selection.features.length > 0 && ' Choose a time to book.'}</p>
-${allFilms}${features.length === 0 ? html`<p class="empty">${empty}</p>` : features}</main>
+${accessNavigation(context)}${allFilms}${features.length === 0 ? html`<p class="empty">${empty}</p>` : features}${comingSoonSection(context.comingSoon, context.today)}</main>
 </div>
 ${!context.embed && footer(context, selection)}</body>
 </html>

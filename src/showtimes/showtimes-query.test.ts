@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import { parseShowtimesQuery } from './showtimes-query.js';
 
 test('no filter is the week from today, of the sessions on sale, of every film, screen and attribute', () => {
-  assert.deepEqual(parseShowtimesQuery({}), { from: undefined, days: 7, films: [], screens: [], attributes: [], sessions: 'on-sale' });
+  assert.deepEqual(parseShowtimesQuery({}), { from: undefined, days: 7, films: [], screens: [], attributes: [], access: [], sessions: 'on-sale' });
   assert.deepEqual(parseShowtimesQuery({ format: 'xml', key: 'mq_pub_x', _: '1' }), parseShowtimesQuery({}), 'other parameters are ignored');
 });
 
 test('each filter is read, repeatable ones sorted and without repeats', () => {
   assert.deepEqual(
-    parseShowtimesQuery({ from: '2026-11-27', days: '62', film: ['HO2', 'HO1', 'HO2'], screen: ['3', '1'], attribute: 'A', sessions: 'all' }),
-    { from: '2026-11-27', days: 62, films: ['HO1', 'HO2'], screens: [1, 3], attributes: ['A'], sessions: 'all' },
+    parseShowtimesQuery({ from: '2026-11-27', days: '62', film: ['HO2', 'HO1', 'HO2'], screen: ['3', '1'], attribute: 'A', access: ['relaxed', 'captioned'], sessions: 'all' }),
+    { from: '2026-11-27', days: 62, films: ['HO1', 'HO2'], screens: [1, 3], attributes: ['A'], access: ['captioned', 'relaxed'], sessions: 'all' },
   );
   assert.deepEqual(parseShowtimesQuery({ screen: ['10', '9'] }), { ...parseShowtimesQuery({}), screens: [9, 10] }, 'screens in number order');
 });
@@ -33,6 +33,7 @@ test('a bad value names its parameter, the rule it broke and the value', () => {
     [{ screen: '2147483648' }, 'screen', 'a screen id, a whole number from 1 to 2147483647', '2147483648'],
     [{ screen: 'one' }, 'screen', 'a screen id, a whole number from 1 to 2147483647', 'one'],
     [{ attribute: '' }, 'attribute', 'an attribute id of 1 to 64 characters', ''],
+    [{ access: ['relaxed', 'subtitles'] }, 'access', 'one of audio-description, captioned, subtitled, relaxed, parent-and-baby, dementia-friendly', 'subtitles'],
   ];
   for (const [query, parameter, rule, value] of cases) {
     assert.deepEqual(parseShowtimesQuery(query), { parameter, rule, ...(value !== undefined && { value }) }, JSON.stringify(query).slice(0, 80));

@@ -1,10 +1,12 @@
 /**
- * The filters of the programme (CONTRACT §12), read from a request's query string: which cinema
- * days, films, screens, attributes, and whether sessions past their sale are shown. A bad value
+ * The filters of the programme (CONTRACT §12, §15), read from a request's query string: which
+ * cinema days, films, screens, attributes, access terms, and whether sessions past their sale are
+ * shown. A bad value
  * is told with the parameter it was given in; parameters the programme does not know are ignored.
  */
 import { codePointLength } from '../catalogue/code-points.js';
 import { MAX_INT32 } from '../catalogue/model.js';
+import { ACCESS_TERMS, isAccessTerm, type AccessTerm } from './access-terms.js';
 import { isCalendarDate } from './cinema-day.js';
 
 export const SESSION_CHOICES = ['on-sale', 'all'] as const;
@@ -29,6 +31,8 @@ export interface ShowtimesQuery {
   readonly screens: readonly number[];
   /** Sessions carrying all of these attributes. */
   readonly attributes: readonly string[];
+  /** Sessions whose attributes say all of these access terms. */
+  readonly access: readonly AccessTerm[];
   readonly sessions: SessionChoice;
 }
 
@@ -81,7 +85,7 @@ const readScreenId = (value: string): number | undefined => (/^\d{1,10}$/.test(v
 
 /**
  * The filters of a parsed query string (values as strings, a repeated parameter as an array), or
- * the first bad one. Films, screens and attributes come back sorted, so that one filter written in
+ * the first bad one. Films, screens, attributes and access terms come back sorted, so that one filter written in
  * any order is one answer.
  */
 export function parseShowtimesQuery(query: Readonly<Record<string, unknown>>): ShowtimesQuery | BadFilter {
@@ -108,7 +112,8 @@ export function parseShowtimesQuery(query: Readonly<Record<string, unknown>>): S
   const films = reader.many('film', readId, `a film id of 1 to ${MAX_ID_LENGTH} characters`);
   const screens = reader.many('screen', readScreenId, `a screen id, a whole number from 1 to ${MAX_INT32}`);
   const attributes = reader.many('attribute', readId, `an attribute id of 1 to ${MAX_ID_LENGTH} characters`);
-  return reader.problem ?? { from, days, films, screens, attributes, sessions };
+  const access = reader.many('access', (value) => (isAccessTerm(value) ? value : undefined), `one of ${ACCESS_TERMS.join(', ')}`);
+  return reader.problem ?? { from, days, films, screens, attributes, access, sessions };
 }
 
 /** Whether the page is asked for framed (`embed=1`) or whole (`embed=0`, or no `embed`), or the bad value. */

@@ -1,15 +1,17 @@
 /**
- * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats, and
- * its page. An answer is written on its first request and kept, with its ETag and compressed forms, until
- * the clock changes it: until a session in it reaches its sales cut-off, and, for the window
- * that starts today, until the day turns (today is then another day, and another answer). Only
- * the answers asked for lately are kept.
+ * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats, its
+ * page, and the films coming soon (§15). An answer is written on its first request and kept, with
+ * its ETag and compressed forms, until the clock changes it: until a session in it reaches its
+ * sales cut-off (or, for the films coming soon, starts), and, for the window that starts today,
+ * until the day turns (today is then another day, and another answer). Only the answers asked for
+ * lately are kept.
  */
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import type { HeldBytes } from '../formats/held-bytes.js';
 import { Representation } from '../formats/representation.js';
 import { showtimesCalendar } from './showtimes-calendar.js';
-import { showtimesJson } from './showtimes-json.js';
+import { ComingSoon, type ComingSelection } from './coming-soon.js';
+import { comingSoonJson, showtimesJson } from './showtimes-json.js';
 import { PageDressing } from './page-dressing.js';
 import { showtimesPage, type PageVisit } from './showtimes-page.js';
 import { showtimesLinkedData } from './showtimes-linked-data.js';
@@ -27,6 +29,12 @@ const MAX_KEPT_ANSWERS = 64;
 /** What a showing's objects hold: about 860 bytes measured on Node.js 24 with 5,000 of the demo cinema's sessions, rounded up. */
 const BYTES_PER_SHOWING = 1000;
 
+/** An answer's text, and the instant until which the clock leaves it as it is. */
+interface Written {
+  readonly text: string;
+  readonly until: number;
+}
+
 interface Kept {
   readonly representation: Representation;
   readonly until: number;
@@ -40,6 +48,7 @@ export class Showtimes {
 
   private constructor(
     private readonly showings: Showings,
+    private readonly comingSoon: ComingSoon,
     private readonly customer: string,
     private readonly changedAt: Date,
     private readonly held: HeldBytes,
@@ -50,36 +59,50 @@ export class Showtimes {
     const showings = Showings.prepare(snapshot);
     if (showings === undefined) return undefined;
     held.add(showings.showings.length * BYTES_PER_SHOWING);
-    return new Showtimes(showings, snapshot.customer, snapshot.changedAt ?? new Date(0), held);
+    return new Showtimes(showings, ComingSoon.prepare(snapshot, showings.showings), snapshot.customer, snapshot.changedAt ?? new Date(0), held);
   }
 
   /** The answer to `query` in `format` at `now`. */
   answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number): Representation {
-    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format], (selection) => this.write(format, selection));
+    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format], (selection) => ({ text: this.write(format, selection), until: selection.until }));
+  }
+
+  /** The films coming soon (`/programme/coming-soon`) at `now`. */
+  comingSoonAnswer(now: number): Representation {
+    return this.keep('coming-soon', now, () => {
+      const coming = this.comingAt(now);
+      return { text: comingSoonJson(coming), until: coming.until };
+    });
   }
 
   /**
    * The page of `query` (`/whats-on`) at `now`, for `visit`. Beside the selection, its bytes
-   * depend on today (which days it calls today and tomorrow, which week it offers) and on the
-   * visit: the key its links carry, framed or not, and the address it was asked at.
+   * depend on today (which days it calls today and tomorrow, which week it offers), on the films
+   * coming soon, which the page lists unless it is narrowed to some films, and on the visit: the
+   * key its links carry, framed or not, and the address it was asked at.
    */
   page(query: ShowtimesQuery, visit: PageVisit, now: number): Representation {
     const today = this.cinemaDay(now);
-    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin], (selection) =>
-      showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing }),
-    );
+    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin], (selection) => {
+      const coming = query.films.length === 0 ? this.comingAt(now) : { films: [], until: Infinity };
+      const text = showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing, accessTerms: this.showings.accessTerms, comingSoon: coming.films });
+      return { text, until: Math.min(selection.until, coming.until) };
+    });
   }
 
   /**
    * The selection of `query` from `from` written by `write`, kept under the filters and `written`,
-   * what else its bytes depend on.
+   * what else its bytes depend on, until the clock changes the selection or what `write` says.
    */
-  private keepSelection(query: ShowtimesQuery, from: string, now: number, written: readonly unknown[], write: (selection: Selection) => string): Representation {
-    const key = JSON.stringify([...written, from, query.days, query.sessions, query.films, query.screens, query.attributes]);
-    return this.keep(key, now, () => {
-      const selection = this.showings.select(query, from, now);
-      return { text: write(selection), until: selection.until };
-    });
+  private keepSelection(query: ShowtimesQuery, from: string, now: number, written: readonly unknown[], write: (selection: Selection) => Written): Representation {
+    const key = JSON.stringify([...written, from, query.days, query.sessions, query.films, query.screens, query.attributes, query.access]);
+    return this.keep(key, now, () => write(this.showings.select(query, from, now)));
+  }
+
+  /** The films coming soon at `now`. */
+  private comingAt(now: number): ComingSelection {
+    const today = this.todayAt(now);
+    return this.comingSoon.at(now, today.day, today.until);
   }
 
   /** What the catalogue's page needs beyond a selection, prepared on its first page. */
@@ -88,7 +111,7 @@ export class Showtimes {
   }
 
   /** The answer kept under `key` while the clock leaves it as it is, else written anew by `write` and kept. */
-  private keep(key: string, now: number, write: () => { readonly text: string; readonly until: number }): Representation {
+  private keep(key: string, now: number, write: () => Written): Representation {
     const kept = this.kept.get(key);
     if (kept !== undefined && now < kept.until) {
       // The most recently asked is kept longest: out and in again.
@@ -110,8 +133,13 @@ export class Showtimes {
 
   /** The cinema day at the site at `now`. */
   private cinemaDay(now: number): string {
+    return this.todayAt(now).day;
+  }
+
+  /** The cinema day at the site at `now`, and the instant it ends. */
+  private todayAt(now: number): { readonly day: string; readonly until: number } {
     if (this.today === undefined || now >= this.today.until) this.today = this.showings.today(now);
-    return this.today.day;
+    return this.today;
   }
 
   private write(format: ShowtimesFormat, selection: Selection): string {

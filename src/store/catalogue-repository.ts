@@ -262,8 +262,16 @@ export async function commitCatalogueChange(tx: SqlClient, customer: string, cha
   );
   const version = row?.version ?? 1;
   await tx.execute('INSERT INTO catalogue_change (customer, version, changed_at, changes) VALUES (?, ?, ?, ?)', [customer, version, changedAt.toISOString(), JSON.stringify(change)]);
-  await tx.notify?.(CATALOGUE_CHANNEL, customer);
+  await notifyCatalogueReaders(tx, customer);
   return { version, changedAt, change };
+}
+
+/**
+ * Tells the servers following the database, once the caller's transaction commits, that what they
+ * publish of the customer's catalogue changed; a no-op where the database cannot notify.
+ */
+export async function notifyCatalogueReaders(tx: SqlClient, customer: string): Promise<void> {
+  await tx.notify?.(CATALOGUE_CHANNEL, customer);
 }
 
 /** The customer's committed changes after `afterVersion`, oldest first, at most `limit`. */

@@ -242,6 +242,23 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       PRIMARY KEY (customer, version)
     )`,
   ],
+  [
+    // How a cinema corrects the reading of its attributes' names into the access vocabulary
+    // (CONTRACT §15): per attribute, the terms it means (a JSON array; empty for none). The
+    // version of each customer's corrections moves with every change, so that servers prepare
+    // that customer's programme again, as the token version makes them reload tokens.
+    `CREATE TABLE access_correction (
+      customer ${key} NOT NULL,
+      attribute_id ${key} NOT NULL,
+      terms TEXT NOT NULL,
+      set_at TEXT NOT NULL,
+      PRIMARY KEY (customer, attribute_id)
+    )`,
+    `CREATE TABLE access_correction_version (
+      customer ${key} PRIMARY KEY,
+      version INTEGER NOT NULL
+    )`,
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;

@@ -1,6 +1,7 @@
 /**
  * The programme (CONTRACT §12): `/programme`, `/programme.ics` and `/programme.jsonld`, the same
- * sessions in Marquee's JSON, as a calendar and as schema.org JSON-LD. The filters are read first,
+ * sessions in Marquee's JSON, as a calendar and as schema.org JSON-LD; and the films coming soon,
+ * `/programme/coming-soon` (§15), read with the same keys and tokens. The filters are read first,
  * so that a bad one is told without touching the catalogue; the answer then comes from the
  * programme the customer's catalogue prepared, as the clock leaves it now. Publishable keys read
  * these paths, from web pages of any origin (a key's own origins decide), and their answers may be
@@ -9,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod, FastifySchema, FastifyContextConfig } from 'fastify';
 import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showtimes-query.js';
 import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
-import { showtimesOperation } from '../../reference/showtimes-schemas.js';
+import { comingSoonOperation, showtimesOperation } from '../../reference/showtimes-schemas.js';
 import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../cors.js';
 import { badParameter, NO_SITE } from '../http-error.js';
 import { sendAnswer, sendProblem, vary } from '../respond.js';
@@ -34,6 +35,9 @@ export const SHOWTIMES_PATHS: readonly { readonly path: string; readonly format:
   { path: '/programme.ics', format: 'calendar', contentType: 'text/calendar; charset=utf-8' },
   { path: '/programme.jsonld', format: 'linkedData', contentType: 'application/ld+json; charset=utf-8' },
 ];
+
+/** The films coming soon: JSON, with no filter. */
+export const COMING_SOON_PATH = { path: '/programme/coming-soon', contentType: 'application/json; charset=utf-8' } as const;
 
 /**
  * The programme is made to be read by web pages: every answer, refusals included, may be read by
@@ -68,20 +72,25 @@ export type ShowtimesAnswer = (showtimes: Showtimes, query: ShowtimesQuery, cach
  * one is told without touching the catalogue (400 naming it), then the programme, 404 while no
  * site was imported.
  */
-export function answerFromShowtimes(
+export function answerFromShowtimes(options: ShowtimesRouteOptions, request: FastifyRequest, reply: FastifyReply, answer: ShowtimesAnswer): FastifyReply | Promise<FastifyReply> {
+  const query = parseShowtimesQuery(request.query as Record<string, unknown>);
+  if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
+  return answerFromProgramme(options, request, reply, (showtimes, cached) => answer(showtimes, query, cached));
+}
+
+/** Answers from the programme the customer's catalogue prepared, 404 while no site was imported. */
+function answerFromProgramme(
   { catalogues, cacheControl, publicCacheControl }: ShowtimesRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
-  answer: ShowtimesAnswer,
+  answer: (showtimes: Showtimes, cacheControl: string) => FastifyReply,
 ): FastifyReply | Promise<FastifyReply> {
-  const query = parseShowtimesQuery(request.query as Record<string, unknown>);
-  if ('parameter' in query) return sendProblem(request, reply, badParameter(query.parameter, query.rule, query.value));
   const cached = request.publishable ? publicCacheControl : cacheControl;
   return answerFromCatalogue(
     catalogues,
     request,
     reply,
-    (catalogue) => when(catalogue.part('showtimes'), (showtimes) => (showtimes === null ? sendProblem(request, reply, NO_SITE) : answer(showtimes, query, cached))),
+    (catalogue) => when(catalogue.part('showtimes'), (showtimes) => (showtimes === null ? sendProblem(request, reply, NO_SITE) : answer(showtimes, cached))),
     'showtimes',
   );
 }
@@ -103,4 +112,7 @@ export function registerShowtimesRoutes(app: FastifyInstance, options: Showtimes
       answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendAnswer(request, reply, showtimes.answer(query, format, options.now()), contentType, cached));
     registerProgrammePath(app, options.access, path, { schema: showtimesOperation(format, contentType), config }, answer);
   }
+  const comingSoon = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
+    answerFromProgramme(options, request, reply, (showtimes, cached) => sendAnswer(request, reply, showtimes.comingSoonAnswer(options.now()), COMING_SOON_PATH.contentType, cached));
+  registerProgrammePath(app, options.access, COMING_SOON_PATH.path, { schema: comingSoonOperation(), config }, comingSoon);
 }

@@ -1,0 +1,84 @@
+/**
+ * The films coming soon (CONTRACT §15): films not on sale now that will be, which Veezi has no
+ * list of and every cinema's site guesses. A film is coming soon when nothing of it is on sale on
+ * the web now (no session of its own, nor of a package showing it) and either its opening date is
+ * after today or a session of it is still to come (not yet started, Planned or not). A Deleted
+ * film never is. Prepared once per snapshot, each film with its public showings; what the
+ * clock decides is left to each answer.
+ */
+import { compareCodePoints } from '../catalogue/code-points.js';
+import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import { filmFeature, type Feature, type Showing } from './showings.js';
+
+/** A film coming soon, and its next session if one is known. */
+export interface ComingFilm {
+  readonly feature: Feature;
+  /** Its first session still to come, or null when only its opening date says it is coming. */
+  readonly firstSession: Showing | null;
+}
+
+/** The films coming soon at one instant, and until when the clock leaves the list as it is. */
+export interface ComingSelection {
+  readonly films: readonly ComingFilm[];
+  readonly until: number;
+}
+
+interface Candidate {
+  readonly feature: Feature;
+  /** Its public showings, its own and its packages', by start. */
+  readonly showings: readonly Showing[];
+}
+
+export class ComingSoon {
+  private constructor(private readonly candidates: readonly Candidate[]) {}
+
+  /** The films that may be coming soon, from `snapshot` and its public `showings` (by start). */
+  static prepare(snapshot: CatalogueSnapshot, showings: readonly Showing[]): ComingSoon {
+    const byFilm = new Map<string, Showing[]>();
+    for (const showing of showings) {
+      for (const film of showing.feature.films) {
+        const shown = byFilm.get(film.id);
+        if (shown === undefined) byFilm.set(film.id, [showing]);
+        else shown.push(showing);
+      }
+    }
+    const candidates = snapshot.films
+      .filter((film) => film.status !== 'Deleted')
+      .map((film) => ({ feature: filmFeature(film), showings: byFilm.get(film.id) ?? [] }));
+    return new ComingSoon(candidates);
+  }
+
+  /** The films coming soon at `now`, `today` being the cinema day then, which lasts until `dayEnds`. */
+  at(now: number, today: string, dayEnds: number): ComingSelection {
+    const films: ComingFilm[] = [];
+    // Each film's standing changes when a session on sale reaches its cut-off, a session to come
+    // starts, or the day turns.
+    let until = dayEnds;
+    for (const { feature, showings } of this.candidates) {
+      let onSale = false;
+      let firstSession: Showing | null = null;
+      for (const showing of showings) {
+        if (showing.soldOnWeb && showing.cutOffInstant > now) {
+          onSale = true;
+          until = Math.min(until, showing.cutOffInstant);
+        }
+        if (showing.startInstant > now) {
+          firstSession ??= showing;
+          until = Math.min(until, showing.startInstant);
+        }
+      }
+      const opens = feature.openingDate !== null && feature.openingDate > today;
+      if (!onSale && (opens || firstSession !== null)) films.push({ feature, firstSession });
+    }
+    // By opening date, a film with none last, then by title.
+    films.sort((a, b) => compareOpening(a.feature.openingDate, b.feature.openingDate) || compareCodePoints(a.feature.title, b.feature.title));
+    return { films, until };
+  }
+}
+
+function compareOpening(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}
