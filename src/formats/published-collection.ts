@@ -6,17 +6,34 @@
  * with many catalogues held on its heap, and every garbage collection went through them, though
  * most records are never asked for before their catalogue is published again.
  */
+import { compareCodePoints } from '../catalogue/code-points.js';
 import type { HeldBytes } from './held-bytes.js';
 import { Representation, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
 import { listOf, type ListSpans, type WrittenRecord } from './written-records.js';
 import type { XmlWriter } from './xml-writer.js';
 
-// What the index holds for a record (its id, its place, its spans), and what its answers hold
-// once it has been asked for beside its XML document (their objects, the ETag once hashed), as
-// measured on Node.js 24 with 20,000 records.
-const BYTES_PER_RECORD = 100;
+// What the index holds for a record (its id, its place, its spans, its order), and what its
+// answers hold once it has been asked for beside its XML document (their objects, the ETag once
+// hashed), as measured on Node.js 24 with 20,000 records.
+const BYTES_PER_RECORD = 120;
 const BYTES_PER_ASKED_RECORD = 550;
+
+/** Where a record stands in its list: by its rank, then its key (numbers by value, text by code point). */
+export interface ListOrder {
+  readonly rank: number;
+  readonly key: string | number;
+}
+
+export function compareOrder(a: ListOrder, b: ListOrder): number {
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  return typeof a.key === 'number' ? a.key - (b.key as number) : compareCodePoints(a.key, b.key as string);
+}
+
+/** A record written, with its place in the list's order. */
+export interface OrderedRecord extends ListOrder {
+  readonly written: WrittenRecord;
+}
 
 export class PublishedCollection {
   /** The records asked for so far, by their place in the list, with their ETags and compressed forms once made. */
@@ -24,8 +41,11 @@ export class PublishedCollection {
 
   private constructor(
     readonly list: Representations,
-    /** Each record's place in the list, by its id as text: `HO00000101`, `7`. */
+    /** Each record's place in the list, by its key as text: `HO00000101`, `7`. */
     private readonly places: ReadonlyMap<string, number>,
+    /** Each record's rank and key, by place: what places a changed record among the others. */
+    private readonly ranks: Float64Array,
+    private readonly keys: readonly (string | number)[],
     /** Where each record's bytes lie in the list's: start and end, in each format. */
     private readonly spans: ListSpans,
     private readonly shape: Pick<WireShape<unknown>, 'name'>,
@@ -33,12 +53,14 @@ export class PublishedCollection {
     private readonly held: HeldBytes,
   ) {}
 
-  /** The list of `records`, written in the list's order, with `ids` theirs; `held` counts what it holds. */
-  static of(shape: Pick<WireShape<unknown>, 'name'>, ids: readonly string[], records: readonly WrittenRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
+  /** The list of `records`, already in the list's order; `held` counts what it holds. */
+  static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
     const spans = { json: new Uint32Array(records.length * 2), xml: new Uint32Array(records.length * 2) };
-    const list = listOf(shape, records, xml, held, spans);
+    const list = listOf(shape, records.map((record) => record.written), xml, held, spans);
     held.add(records.length * BYTES_PER_RECORD);
-    return new PublishedCollection(list, new Map(ids.map((id, place) => [id, place])), spans, shape, xml, held);
+    const ranks = Float64Array.from(records, (record) => record.rank);
+    const keys = records.map((record) => record.key);
+    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, spans, shape, xml, held);
   }
 
   /** The record's answers, made on its first request. */
@@ -47,12 +69,49 @@ export class PublishedCollection {
     if (place === undefined) return undefined;
     let item = this.asked.get(place);
     if (item === undefined) {
-      const json = this.list.json.body.subarray(this.spans.json[place * 2], this.spans.json[place * 2 + 1]);
-      const document = this.xml.document(this.shape, this.list.xml.body.subarray(this.spans.xml[place * 2], this.spans.xml[place * 2 + 1]));
-      item = { json: new Representation(json, this.held), xml: new Representation(document, this.held) };
+      const document = this.xml.document(this.shape, this.recordAt(place).xml);
+      item = { json: new Representation(this.recordAt(place).json, this.held), xml: new Representation(document, this.held) };
       this.asked.set(place, item);
       this.held.add(document.length + BYTES_PER_ASKED_RECORD);
     }
     return item;
+  }
+
+  /**
+   * The list again, with the records whose keys (as text) are `touched` taken out and `written`
+   * (those of them that still exist, written anew) put in their places: every other record is
+   * joined from the bytes this list holds, and keeps its answers, ETags and compressed forms.
+   */
+  changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], held: HeldBytes): PublishedCollection {
+    const kept: OrderedRecord[] = [];
+    const keptPlaces: number[] = [];
+    for (const [place, key] of this.keys.entries()) {
+      if (touched.has(String(key))) continue;
+      kept.push({ rank: this.ranks[place] as number, key, written: this.recordAt(place) });
+      keptPlaces.push(place);
+    }
+    const records = [...kept, ...written].sort(compareOrder);
+    const next = PublishedCollection.of(this.shape, records, this.xml, held);
+    for (const place of keptPlaces) {
+      const item = this.asked.get(place);
+      if (item === undefined) continue;
+      const nextPlace = next.places.get(String(this.keys[place])) as number;
+      next.asked.set(nextPlace, { json: item.json.movedTo(next.recordAt(nextPlace).json, held), xml: item.xml.movedTo(item.xml.body, held) });
+      held.add(item.xml.body.length + BYTES_PER_ASKED_RECORD);
+    }
+    return next;
+  }
+
+  /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */
+  moveInto(whole: HeldBytes): void {
+    this.held.moveInto(whole);
+  }
+
+  /** The bytes of the record at `place`, as the list holds them: its JSON, and its XML children. */
+  private recordAt(place: number): WrittenRecord {
+    return {
+      json: this.list.json.body.subarray(this.spans.json[place * 2], this.spans.json[place * 2 + 1]),
+      xml: this.list.xml.body.subarray(this.spans.xml[place * 2], this.spans.xml[place * 2 + 1]),
+    };
   }
 }
