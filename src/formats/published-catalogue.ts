@@ -223,7 +223,7 @@ export class PublishedCatalogue {
     this.siteHeld.moveInto(held);
     const { touched } = records;
     let webSessions = this.webSessions;
-    if (touched.sessions.size > 0) webSessions = webSessions.changed(touched.sessions, records.sessions, held.part());
+    if (touched.sessions.size > 0) webSessions = webSessions.changed(touched.sessions, records.sessions, held);
     else webSessions.moveInto(held);
     const published = new PublishedCatalogue(next.version, next.counts, this.site, this.siteHeld, webSessions, this.xml, this.read, held, this.events);
     for (const [name, part] of this.publishedNow()) {

@@ -50,12 +50,12 @@ export class WebSessions {
     private readonly sessions: readonly OnSale[],
     private readonly clock: ZoneClock | undefined,
     private readonly xml: XmlWriter,
-    private readonly held: HeldBytes | undefined,
+    private readonly held: HeldBytes,
   ) {
     this.byId = new Map(sessions.map((session) => [session.id, session]));
   }
 
-  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held?: HeldBytes): Promise<WebSessions> {
+  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<WebSessions> {
     const clock = clockOf(snapshot.site);
     const sessions = clock === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
     const written = await writeRecords(WEB_SESSION_SHAPE, sessions, new ByteSlabs(held));
@@ -67,15 +67,17 @@ export class WebSessions {
   /**
    * The web sessions again, with the sessions whose ids are `touched` taken out and `sessions`
    * (those of them that still exist, as stored now) put in where they are on sale: every other
-   * keeps its bytes, ETags and compressed forms.
+   * goes on as it is, bytes, ETags and compressed forms. What they hold is counted from now on
+   * in `whole`, the catalogue that replaces this one's.
    */
-  changed(touched: ReadonlySet<string>, sessions: readonly Session[], held: HeldBytes): WebSessions {
-    const kept = this.sessions
-      .filter((session) => !touched.has(session.id))
-      .map((session): OnSale => {
-        held.add(session.written.json.length + session.written.xml.length + session.item.xml.body.length);
-        return { ...session, item: { json: session.item.json.movedTo(session.item.json.body, held), xml: session.item.xml.movedTo(session.item.xml.body, held) } };
-      });
+  changed(touched: ReadonlySet<string>, sessions: readonly Session[], whole: HeldBytes): WebSessions {
+    const held = this.held;
+    held.moveInto(whole);
+    const kept: OnSale[] = [];
+    for (const session of this.sessions) {
+      if (!touched.has(session.id)) kept.push(session);
+      else held.add(-(session.written.json.length + session.written.xml.length + session.item.xml.body.length));
+    }
     const clock = this.clock;
     const added = clock === undefined ? [] : sessions.filter(soldOnWeb).map((session) => onSaleOf(session, writeRecord(WEB_SESSION_SHAPE, session, held), clock, this.xml, held));
     return new WebSessions([...kept, ...added].sort(compareOrder), clock, this.xml, held);
@@ -83,7 +85,7 @@ export class WebSessions {
 
   /** Counts what the web sessions hold in `whole` from now on: the catalogue that replaces their own holds them as they are. */
   moveInto(whole: HeldBytes): void {
-    this.held?.moveInto(whole);
+    this.held.moveInto(whole);
   }
 
   /**
@@ -107,6 +109,6 @@ export class WebSessions {
   }
 }
 
-function onSaleOf(session: Session, written: WrittenRecord, clock: ZoneClock, xml: XmlWriter, held: HeldBytes | undefined): OnSale {
+function onSaleOf(session: Session, written: WrittenRecord, clock: ZoneClock, xml: XmlWriter, held: HeldBytes): OnSale {
   return { ...sessionOrder(session), id: String(session.id), cutOff: clock.instantOf(session.salesCutOffTime), written, item: itemOf(WEB_SESSION_SHAPE, written, xml, held) };
 }

@@ -270,6 +270,8 @@ function firstOnOrAfter(showings: readonly Showing[], day: string): number {
 }
 
 export class Showings {
+  private shownFilms: ReadonlyMap<string, Film> | undefined;
+
   private constructor(
     readonly site: ShowtimesSite,
     private readonly placing: Placing,
@@ -313,17 +315,17 @@ export class Showings {
    * shows that no showing shows yet, and the films of the packages read.
    */
   lacking(records: ChangedRecords): { readonly films: string[]; readonly packages: number[] } {
-    const films = new Set<string>(records.films.map((film) => film.id));
-    for (const { feature } of this.showings) for (const film of feature.films) films.add(film.id);
-    const packages = new Set<number>([...this.packages.keys(), ...records.packages.map((filmPackage) => filmPackage.id)]);
+    const read = { films: new Set(records.films.map((film) => film.id)), packages: new Set(records.packages.map((filmPackage) => filmPackage.id)) };
+    const knowsFilm = (id: string): boolean => this.films.has(id) || read.films.has(id);
+    const knowsPackage = (id: number): boolean => this.packages.has(id) || read.packages.has(id);
     const lacking = { films: new Set<string>(), packages: new Set<number>() };
     for (const session of records.sessions) {
       if (session.showType !== 'Public') continue;
       if (session.filmPackageId !== null) {
-        if (!packages.has(session.filmPackageId)) lacking.packages.add(session.filmPackageId);
-      } else if (!films.has(session.filmId as string)) lacking.films.add(session.filmId as string);
+        if (!knowsPackage(session.filmPackageId)) lacking.packages.add(session.filmPackageId);
+      } else if (!knowsFilm(session.filmId as string)) lacking.films.add(session.filmId as string);
     }
-    for (const filmPackage of records.packages) for (const { filmId } of filmPackage.films) if (!films.has(filmId)) lacking.films.add(filmId);
+    for (const filmPackage of records.packages) for (const { filmId } of filmPackage.films) if (!knowsFilm(filmId)) lacking.films.add(filmId);
     return { films: [...lacking.films], packages: [...lacking.packages] };
   }
 
@@ -334,8 +336,6 @@ export class Showings {
    */
   changed(records: ChangedRecords): Showings {
     const { touched } = records;
-    const films = new Map<string, Film>();
-    for (const { feature } of this.showings) for (const film of feature.films) films.set(film.id, film);
     const placing: Placing = {
       clock: this.placing.clock,
       screens: withChanges(this.placing.screens, touched.screens, records.screens, (screen) => screen.id, screenName),
@@ -343,7 +343,7 @@ export class Showings {
     };
     const packages = withChanges(this.packages, touched.packages, records.packages, (filmPackage) => filmPackage.id, (filmPackage) => filmPackage);
     const index = new FeatureIndex(
-      withChanges(films, touched.films, records.films, (film) => film.id, (film) => film),
+      withChanges(this.films, touched.films, records.films, (film) => film.id, (film) => film),
       packages,
       // Features none of whose records changed are kept as they are.
       new Map(
@@ -364,6 +364,16 @@ export class Showings {
     const placed = records.sessions.filter((session) => session.showType === 'Public').map((session) => showingOf(session, index.of(session), placing));
     const site = touched.screens.size === 0 ? this.site : { ...this.site, screens: this.site.screens.map(({ id }) => placing.screens.get(id) as ScreenName) };
     return Showings.of(site, placing, packages, [...kept, ...placed].sort(compareShowings));
+  }
+
+  /** The films of the features shown, by id, gathered on the first change. */
+  private get films(): ReadonlyMap<string, Film> {
+    if (this.shownFilms === undefined) {
+      const films = new Map<string, Film>();
+      for (const { feature } of this.showings) for (const film of feature.films) films.set(film.id, film);
+      this.shownFilms = films;
+    }
+    return this.shownFilms;
   }
 
   /** The cinema day at the site at `now`, and the instant the next one begins. */
