@@ -68,12 +68,12 @@ async function publish<T>({ shape, records, order }: Collection<T>, snapshot: Ca
   return PublishedCollection.of(shape, all.map((record, index) => ({ ...order(record), written: written[index] as WrittenRecord })), xml, held);
 }
 
-/** The collection once `records` changed: the touched records of its kind written anew, and joined with the others as they were. */
-function changedCollection<T>({ shape, kind, order }: Collection<T>, published: PublishedCollection, records: ChangedRecords, held: HeldBytes): PublishedCollection {
+/** The collection once `records` changed: the touched records of its kind written anew, and joined with the others as they were; counted in `whole`. */
+function changedCollection<T>({ shape, kind, order }: Collection<T>, published: PublishedCollection, records: ChangedRecords, whole: HeldBytes): PublishedCollection {
   const touched = records.touched[kind];
   // The records of a kind are of the collection's type; some read for the programme's sake were not touched.
   const current = (records[kind] as readonly T[]).filter((record) => touched.has(String(order(record).key)));
-  return published.changed(touched, current.map((record) => ({ ...order(record), written: writeRecord(shape, record) })), held);
+  return published.changed(touched, current.map((record) => ({ ...order(record), written: writeRecord(shape, record) })), whole);
 }
 
 /** What a catalogue publishes on first use: each collection, and the programme (null while there is no site). */
@@ -229,7 +229,7 @@ export class PublishedCatalogue {
     for (const [name, part] of this.publishedNow()) {
       if (part === null) published.parts.set(name, null);
       else if (part instanceof Showtimes) published.parts.set(name, part.changed(records, next.changedAt ?? new Date(0), held.part()));
-      else if (touched[COLLECTIONS[name as CollectionName].kind].size > 0) published.parts.set(name, changedCollection(COLLECTIONS[name as CollectionName] as Collection<unknown>, part, records, held.part()));
+      else if (touched[COLLECTIONS[name as CollectionName].kind].size > 0) published.parts.set(name, changedCollection(COLLECTIONS[name as CollectionName] as Collection<unknown>, part, records, held));
       else {
         part.moveInto(held);
         published.parts.set(name, part);

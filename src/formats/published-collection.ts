@@ -36,8 +36,12 @@ export interface OrderedRecord extends ListOrder {
 }
 
 export class PublishedCollection {
-  /** The records asked for so far, by their place in the list, with their ETags and compressed forms once made. */
-  private readonly asked = new Map<number, Representations>();
+  /**
+   * The records asked for so far, by key as text, with their ETags and compressed forms once
+   * made. Their bytes are their own, not views of the list's: a list joined again after a
+   * change takes them on as they are.
+   */
+  private readonly asked: Map<string, Representations>;
 
   private constructor(
     readonly list: Representations,
@@ -51,28 +55,31 @@ export class PublishedCollection {
     private readonly shape: Pick<WireShape<unknown>, 'name'>,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
-  ) {}
+    asked: Map<string, Representations> = new Map(),
+  ) {
+    this.asked = asked;
+  }
 
   /** The list of `records`, already in the list's order; `held` counts what it holds. */
-  static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
+  static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes, asked?: Map<string, Representations>): PublishedCollection {
     const spans = { json: new Uint32Array(records.length * 2), xml: new Uint32Array(records.length * 2) };
     const list = listOf(shape, records.map((record) => record.written), xml, held, spans);
     held.add(records.length * BYTES_PER_RECORD);
     const ranks = Float64Array.from(records, (record) => record.rank);
     const keys = records.map((record) => record.key);
-    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, spans, shape, xml, held);
+    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, spans, shape, xml, held, asked);
   }
 
   /** The record's answers, made on its first request. */
   item(id: string): Representations | undefined {
     const place = this.places.get(id);
     if (place === undefined) return undefined;
-    let item = this.asked.get(place);
+    let item = this.asked.get(id);
     if (item === undefined) {
-      const document = this.xml.document(this.shape, this.recordAt(place).xml);
-      item = { json: new Representation(this.recordAt(place).json, this.held), xml: new Representation(document, this.held) };
-      this.asked.set(place, item);
-      this.held.add(document.length + BYTES_PER_ASKED_RECORD);
+      const { json, xml } = this.recordAt(place);
+      item = { json: new Representation(Buffer.from(json), this.held), xml: new Representation(this.xml.document(this.shape, xml), this.held) };
+      this.asked.set(id, item);
+      this.held.add(item.json.body.length + item.xml.body.length + BYTES_PER_ASKED_RECORD);
     }
     return item;
   }
@@ -81,25 +88,24 @@ export class PublishedCollection {
    * The list again, with the records whose keys (as text) are `touched` taken out and `written`
    * (those of them that still exist, written anew) put in their places: every other record is
    * joined from the bytes this list holds, and keeps its answers, ETags and compressed forms.
+   * What it holds is counted from now on in `whole`, the catalogue that replaces this one's.
    */
-  changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], held: HeldBytes): PublishedCollection {
+  changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], whole: HeldBytes): PublishedCollection {
     const kept: OrderedRecord[] = [];
-    const keptPlaces: number[] = [];
     for (const [place, key] of this.keys.entries()) {
-      if (touched.has(String(key))) continue;
-      kept.push({ rank: this.ranks[place] as number, key, written: this.recordAt(place) });
-      keptPlaces.push(place);
+      if (!touched.has(String(key))) kept.push({ rank: this.ranks[place] as number, key, written: this.recordAt(place) });
     }
-    const records = [...kept, ...written].sort(compareOrder);
-    const next = PublishedCollection.of(this.shape, records, this.xml, held);
-    for (const place of keptPlaces) {
-      const item = this.asked.get(place);
+    const asked = new Map(this.asked);
+    for (const key of touched) {
+      const item = asked.get(key);
       if (item === undefined) continue;
-      const nextPlace = next.places.get(String(this.keys[place])) as number;
-      next.asked.set(nextPlace, { json: item.json.movedTo(next.recordAt(nextPlace).json, held), xml: item.xml.movedTo(item.xml.body, held) });
-      held.add(item.xml.body.length + BYTES_PER_ASKED_RECORD);
+      asked.delete(key);
+      this.held.add(-(item.json.bytes + item.xml.bytes + BYTES_PER_ASKED_RECORD));
     }
-    return next;
+    this.held.moveInto(whole);
+    // This list is let go for the one joined now.
+    this.held.add(-(this.list.json.bytes + this.list.xml.bytes + this.keys.length * BYTES_PER_RECORD));
+    return PublishedCollection.of(this.shape, [...kept, ...written].sort(compareOrder), this.xml, this.held, asked);
   }
 
   /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */

@@ -75,17 +75,11 @@ export class Representation {
     return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
   }
 
-  /**
-   * The same bytes, found at `body` (another copy of them), with the ETag and the compressed
-   * forms already made: a record a change left as it was keeps them in the lists joined anew.
-   * `held` counts the compressed forms.
-   */
-  movedTo(body: Buffer, held?: HeldBytes): Representation {
-    const moved = new Representation(body, held);
-    moved.tag = this.tag;
-    if (this.encodings !== undefined) moved.encodings = new Map(this.encodings);
-    for (const encoded of this.encodings?.values() ?? []) if (encoded !== null) held?.add(encoded.body.length);
-    return moved;
+  /** What it holds: its body, and its compressed forms made so far. */
+  get bytes(): number {
+    let bytes = this.body.length;
+    for (const encoded of this.encodings?.values() ?? []) if (encoded !== null) bytes += encoded.body.length;
+    return bytes;
   }
 
   /** Compresses in every coding, one after the other, once; the body goes out as it is meanwhile. */

@@ -245,7 +245,8 @@ function badgeOf(attribute: Attribute): AttributeBadge {
 }
 
 /** `map` with the records of `changed` put in by key and the other `touched` keys taken out. */
-function withChanges<Key, Value, T>(map: ReadonlyMap<Key, Value>, touched: ReadonlySet<string>, changed: readonly T[], key: (record: T) => Key, value: (record: T) => Value): Map<Key, Value> {
+function withChanges<Key, Value, T>(map: ReadonlyMap<Key, Value>, touched: ReadonlySet<string>, changed: readonly T[], key: (record: T) => Key, value: (record: T) => Value): ReadonlyMap<Key, Value> {
+  if (touched.size === 0 && changed.length === 0) return map;
   const next = new Map(map);
   for (const key of map.keys()) if (touched.has(String(key))) next.delete(key);
   for (const record of changed) next.set(key(record), value(record));
