@@ -253,9 +253,9 @@ function withChanges<Key, Value, T>(map: ReadonlyMap<Key, Value>, touched: Reado
   return next;
 }
 
-/** In the order of sessions: by PreShowStartTime, then Id. */
+/** In the order of sessions: by PreShowStartTime (text of one fixed width, in ASCII: compared as it is), then Id. */
 function compareShowings(a: Showing, b: Showing): number {
-  return compareCodePoints(a.wallStart, b.wallStart) || a.id - b.id;
+  return a.wallStart < b.wallStart ? -1 : a.wallStart > b.wallStart ? 1 : a.id - b.id;
 }
 
 /** The first place in `showings` (sorted by day) whose day is `day` or later. */
@@ -272,6 +272,7 @@ function firstOnOrAfter(showings: readonly Showing[], day: string): number {
 
 export class Showings {
   private shownFilms: ReadonlyMap<string, Film> | undefined;
+  private shownFeatures: ReadonlyMap<string, Feature> | undefined;
 
   private constructor(
     readonly site: ShowtimesSite,
@@ -343,28 +344,40 @@ export class Showings {
       badges: withChanges(this.placing.badges, touched.attributes, records.attributes, (attribute) => attribute.id, badgeOf),
     };
     const packages = withChanges(this.packages, touched.packages, records.packages, (filmPackage) => filmPackage.id, (filmPackage) => filmPackage);
+    const featuresChanged = touched.films.size + touched.packages.size > 0;
+    // Features none of whose records changed are kept as they are.
+    const unchanged = (feature: Feature): boolean =>
+      !featuresChanged || (!touched[`${feature.kind}s`].has(String(feature.id)) && !feature.films.some((film) => touched.films.has(film.id)));
     const index = new FeatureIndex(
       withChanges(this.films, touched.films, records.films, (film) => film.id, (film) => film),
       packages,
-      // Features none of whose records changed are kept as they are.
-      new Map(
-        [...new Set(this.showings.map((showing) => showing.feature))]
-          .filter((feature) => !touched[`${feature.kind}s`].has(String(feature.id)) && !feature.films.some((film) => touched.films.has(film.id)))
-          .map((feature) => [featureKey(feature.kind, feature.id), feature]),
-      ),
+      new Map([...this.features].filter(([, feature]) => unchanged(feature))),
     );
-    const kept = this.showings
-      .filter((showing) => !touched.sessions.has(String(showing.id)))
-      .map((showing) => {
-        const feature = index.byKey(featureKey(showing.feature.kind, showing.feature.id), showing.feature.id);
-        const screen = placing.screens.get(showing.screen.id) as ScreenName;
-        const attributes = showing.attributes.map((badge) => placing.badges.get(badge.id) as AttributeBadge);
-        const same = feature === showing.feature && screen === showing.screen && attributes.every((badge, place) => badge === showing.attributes[place]);
-        return same ? showing : { ...showing, feature, screen, attributes };
-      });
-    const placed = records.sessions.filter((session) => session.showType === 'Public').map((session) => showingOf(session, index.of(session), placing));
+    const remade = (showing: Showing): Showing => {
+      const feature = unchanged(showing.feature) ? showing.feature : index.byKey(featureKey(showing.feature.kind, showing.feature.id), showing.feature.id);
+      const screen = placing.screens.get(showing.screen.id) as ScreenName;
+      const attributes = showing.attributes.map((badge) => placing.badges.get(badge.id) as AttributeBadge);
+      const same = feature === showing.feature && screen === showing.screen && attributes.every((badge, place) => badge === showing.attributes[place]);
+      return same ? showing : { ...showing, feature, screen, attributes };
+    };
+    const sessions = new Set([...touched.sessions].map(Number));
+    // A change of sessions alone leaves every other showing as it is.
+    const patched = featuresChanged || touched.screens.size + touched.attributes.size > 0;
+    const shown: Showing[] = [];
+    for (const showing of this.showings) if (!sessions.has(showing.id)) shown.push(patched ? remade(showing) : showing);
+    for (const session of records.sessions) if (session.showType === 'Public') shown.push(showingOf(session, index.of(session), placing));
     const site = touched.screens.size === 0 ? this.site : { ...this.site, screens: this.site.screens.map(({ id }) => placing.screens.get(id) as ScreenName) };
-    return Showings.of(site, placing, packages, [...kept, ...placed].sort(compareShowings));
+    return Showings.of(site, placing, packages, shown.sort(compareShowings));
+  }
+
+  /** The features shown, by kind and id, gathered on the first change. */
+  private get features(): ReadonlyMap<string, Feature> {
+    if (this.shownFeatures === undefined) {
+      const features = new Map<string, Feature>();
+      for (const { feature } of this.showings) features.set(featureKey(feature.kind, feature.id), feature);
+      this.shownFeatures = features;
+    }
+    return this.shownFeatures;
   }
 
   /** The films of the features shown, by id, gathered on the first change. */
