@@ -26,7 +26,7 @@ import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-ca
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
-import { beginRun, MACHINE, MARQUEE_PORT, median, preparePostgres, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
+import { beginRun, capture, MACHINE, median, preparePostgres, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
 import type { ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
 
 export interface ChangesOptions {
@@ -36,6 +36,8 @@ export interface ChangesOptions {
   readonly postgres: string | undefined;
 }
 
+/** A port of its own, beyond those of the other benchmarks (18179 to about 18200) and the sync's, which may run on this machine meanwhile. */
+const PORT = 18_260;
 const FILMS = 400;
 const SESSIONS = 300;
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -50,7 +52,7 @@ async function cpuMs(pid: number): Promise<number> {
 
 async function get(path: string): Promise<{ status: number; etag: string | null }> {
   // Plain answers, as described above.
-  const response = await fetch(`http://127.0.0.1:${MARQUEE_PORT}${path}`, { headers: { 'accept-encoding': 'identity' } });
+  const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { 'accept-encoding': 'identity' } });
   await response.arrayBuffer();
   return { status: response.status, etag: response.headers.get('etag') };
 }
@@ -141,7 +143,9 @@ async function changesOn(database: string, catalogue: string, files: readonly st
   const moveSessionsByDays = Math.round((today - SYNTHETIC_START) / 86_400_000);
   await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays });
   const logFile = join(work, `server-${kind}.log`);
-  const server = await startMarquee(database, logFile);
+  const taken = await capture(PORT, { name: 'probe', path: '/readyz', headers: {} }).then(() => true, () => false);
+  if (taken) throw new Error(`port ${PORT} is taken: another server would be measured`);
+  const server = await startMarquee(database, logFile, [], [], PORT);
   try {
     const pid = server.process.pid as number;
     const answers = await publishEverything();

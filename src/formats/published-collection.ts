@@ -1,10 +1,13 @@
 /**
  * A collection's answers: its list in each format, and each of its records by id. A record's
- * bytes are where its list holds them until it is first asked for: its JSON is a view of the
- * list's, and its XML document is the list's item wrapped in the document's root. Objects of its
- * own for each of a catalogue's thousands of records (ten a record) were most of what a server
- * with many catalogues held on its heap, and every garbage collection went through them, though
- * most records are never asked for before their catalogue is published again.
+ * bytes are where its list holds them until it is first asked for: then its JSON is copied out
+ * of the list's, and its XML document is the list's item wrapped in the document's root. Objects
+ * of its own for each of a catalogue's thousands of records (ten a record) were most of what a
+ * server with many catalogues held on its heap, and every garbage collection went through them,
+ * though most records are never asked for before their catalogue is published again.
+ *
+ * After a change, the list is joined again from the bytes it holds and the touched records
+ * written anew (`changed`); the records asked for keep their answers.
  */
 import { compareCodePoints } from '../catalogue/code-points.js';
 import type { HeldBytes } from './held-bytes.js';

@@ -230,13 +230,14 @@ export class LiveCatalogue implements ServedCatalogues {
         const version = await loadCatalogueVersion(tx, customer);
         if (version - before.version > MOST_CHANGES) return undefined;
         const changes = await loadCatalogueChanges(tx, customer, before.version, MOST_CHANGES);
-        if (changes.length === 0 || changes.length !== version - before.version) return undefined;
+        const last = changes.at(-1);
+        if (last === undefined || changes.length !== version - before.version) return undefined;
         const touched = touchedKeys(changes.map(({ change }) => change));
         if (touched.site.size > 0 || touchedCount(touched) > MOST_TOUCHED_RECORDS) return undefined;
         const records = await before.readChanges(touched, recordsByKey(tx, customer));
         const counted = touched.films.size + touched.packages.size + touched.sessions.size > 0;
         const counts = counted ? await loadRecordCounts(tx, customer) : before.counts;
-        return { next: { version, changedAt: (changes.at(-1) as (typeof changes)[number]).changedAt, counts }, records };
+        return { next: { version, changedAt: last.changedAt, counts }, records };
       },
       { readOnly: true },
     );
