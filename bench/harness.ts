@@ -172,12 +172,12 @@ export async function startLogging(args: readonly string[], logFile: string, nod
   return child;
 }
 
-/** Starts `marquee serve` with `settings`, on a Node.js started with `nodeFlags`. */
-export async function startMarquee(database: string, logFile: string, settings: readonly string[] = [], nodeFlags: readonly string[] = []): Promise<MarqueeServer> {
+/** Starts `marquee serve` with `settings`, on a Node.js started with `nodeFlags`, listening on `port`. */
+export async function startMarquee(database: string, logFile: string, settings: readonly string[] = [], nodeFlags: readonly string[] = [], port = MARQUEE_PORT): Promise<MarqueeServer> {
   const started = performance.now();
-  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(MARQUEE_PORT), ...settings], logFile, nodeFlags);
+  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(port), ...settings], logFile, nodeFlags);
   // /readyz needs no token, so it also tells when a server closed by a token is ready.
-  await waitUntilAnswering(MARQUEE_PORT, '/readyz');
+  await waitUntilAnswering(port, '/readyz');
   return {
     process: child,
     readyMs: performance.now() - started,

@@ -107,7 +107,7 @@ export async function measureMemory(sizes: readonly number[], databaseSpec: stri
       const published = await live.published('default');
       for (const name of COLLECTION_NAMES) await published.part(name);
       const retained = retainedBytes(collect) - before;
-      if (published.filmCount !== count) throw new Error('the catalogue did not load');
+      if (published.counts.films !== count) throw new Error('the catalogue did not load');
       rows.push({ films: count, retainedMiB: mib(retained), countedMiB: mib(published.bytes), serverRssMiB: mib((await serverRss(database)) - emptyRss) });
     }
     await db.close();

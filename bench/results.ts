@@ -167,3 +167,30 @@ export interface ImportsResult {
 export interface ImportsRunResults extends RunHeader {
   readonly imports: readonly ImportsResult[];
 }
+
+/** What one kind of one-record change cost a server (`--changes`). */
+export interface ChangeCost {
+  readonly kind: 'session' | 'film';
+  readonly changes: number;
+  /** The server's CPU per change, published alone. */
+  readonly cpuAloneMs: number;
+  /** The server's CPU per change: published, then its lists and the week's programme asked once. */
+  readonly cpuPerChangeMs: number;
+  /** The server's CPU over as long a quiet time, per change: what it spends anyway. */
+  readonly idleCpuPerChangeMs: number;
+  /** From the commit to the first answer with the change. */
+  readonly servedP50Ms: number;
+  readonly servedMaxMs: number;
+}
+
+export interface ChangesResult {
+  readonly database: string;
+  readonly films: number;
+  readonly sessions: number;
+  readonly answersPublished: number;
+  readonly costs: readonly ChangeCost[];
+}
+
+export interface ChangesRunResults extends RunHeader {
+  readonly changes: readonly ChangesResult[];
+}

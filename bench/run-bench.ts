@@ -24,7 +24,8 @@
  * With `--programme` it measures the programme alone (programme.ts); with `--scale`, a server
  * with many customers instead (scale.ts); with `--imports`, a
  * server answering while imports make it read its catalogue again (imports.ts); with `--sync`, one
- * sync process mirroring many cinemas (sync.ts).
+ * sync process mirroring many cinemas (sync.ts); with `--changes`, what one small change costs a
+ * server holding a cinema (changes.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -60,6 +61,7 @@ import {
 import { measureMemory } from './memory.js';
 import { benchProgramme } from './programme.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
+import { benchChanges } from './changes.js';
 import { benchImports } from './imports.js';
 import { benchScale } from './scale.js';
 import { benchSync } from './sync.js';
@@ -95,6 +97,9 @@ const { values: options } = parseArgs({
     'imports-connections': { type: 'string', default: '256' },
     'imports-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_imports' },
     programme: { type: 'boolean', default: false },
+    changes: { type: 'boolean', default: false },
+    'changes-count': { type: 'string', default: '40' },
+    'changes-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_changes' },
     sync: { type: 'boolean', default: false },
     'sync-customers': { type: 'string', default: '1000' },
     'sync-films': { type: 'string', default: '400' },
@@ -247,7 +252,9 @@ async function main(): Promise<void> {
   }
 }
 
-if (options.sync) {
+if (options.changes) {
+  await benchChanges({ changes: Number(options['changes-count']), postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'] });
+} else if (options.sync) {
   await benchSync({
     customers: Number(options['sync-customers']),
     films: Number(options['sync-films']),

@@ -13,7 +13,7 @@ export class HeldBytes {
    */
   constructor(
     private readonly onGrowth?: () => void,
-    private readonly whole?: HeldBytes,
+    private whole?: HeldBytes,
   ) {}
 
   get bytes(): number {
@@ -31,6 +31,15 @@ export class HeldBytes {
   /** A count within this one for what may be let go before the rest, such as an answer kept for a while. */
   part(): HeldBytes {
     return new HeldBytes(undefined, this);
+  }
+
+  /**
+   * Counts this part in `whole` from now on, rather than in the one it was a part of: an answer
+   * a change left as it was goes on to the catalogue that replaces its own.
+   */
+  moveInto(whole: HeldBytes): void {
+    whole.add(this.count);
+    this.whole = whole;
   }
 
   /** Lets go of what a part counts: it no longer counts in the whole, and what it is told later is not counted. */

@@ -7,11 +7,13 @@
  * for the server's memory budget.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ChangeKind } from '../catalogue/catalogue-change.js';
+import type { ChangedRecords, RecordsByKey, TouchedKeys } from '../catalogue/changed-records.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
 import { HeldBytes } from './held-bytes.js';
 import type { Representations } from './representation.js';
-import { WebSessions } from './web-sessions.js';
+import { sessionOrder, WebSessions } from './web-sessions.js';
 import {
   ATTRIBUTE_SHAPE,
   FILM_SHAPE,
@@ -23,39 +25,55 @@ import {
   type WireShape,
 } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
-import { PublishedCollection } from './published-collection.js';
+import { PublishedCollection, type ListOrder } from './published-collection.js';
 import { Showtimes } from '../showtimes/showtimes.js';
-import { itemOf, writeRecords, type WrittenRecord } from './written-records.js';
+import { itemOf, writeRecord, writeRecords, type WrittenRecord } from './written-records.js';
+
+/** The kinds of record a collection lists, as a change names them. */
+type ListedKind = Exclude<ChangeKind, 'site'>;
 
 interface Collection<T> {
   readonly shape: WireShape<T>;
+  readonly kind: ListedKind;
   readonly records: (snapshot: CatalogueSnapshot) => readonly T[];
-  readonly key: (record: T) => string | number;
+  /** Where a record stands in the list, as the snapshot orders its records. */
+  readonly order: (record: T) => ListOrder;
 }
 
-function collection<T>(shape: WireShape<T>, records: (snapshot: CatalogueSnapshot) => readonly T[], key: (record: T) => string | number): Collection<T> {
-  return { shape, records, key };
+function collection<T>(shape: WireShape<T>, kind: ListedKind, records: (snapshot: CatalogueSnapshot) => readonly T[], order: (record: T) => ListOrder): Collection<T> {
+  return { shape, kind, records, order };
 }
 
-/** What a catalogue answers as a list and by id: each collection's shape, records in order, and key. */
+/** Ordered by key alone. */
+const byKey = (key: string | number): ListOrder => ({ rank: 0, key });
+
+/** What a catalogue answers as a list and by id: each collection's shape, kind, records in order, and order. */
 const COLLECTIONS = {
-  film: collection(FILM_SHAPE, (snapshot) => snapshot.films, (film) => film.id),
-  filmV1: collection(FILM_V1_SHAPE, (snapshot) => snapshot.films, (film) => film.id),
-  package: collection(PACKAGE_SHAPE, (snapshot) => snapshot.packages, (filmPackage) => filmPackage.id),
-  screen: collection(SCREEN_SHAPE, (snapshot) => snapshot.screens, (screen) => screen.id),
-  attribute: collection(ATTRIBUTE_SHAPE, (snapshot) => snapshot.attributes, (attribute) => attribute.id),
-  session: collection(SESSION_SHAPE, (snapshot) => snapshot.sessions, (session) => session.id),
+  film: collection(FILM_SHAPE, 'films', (snapshot) => snapshot.films, (film) => ({ rank: film.displaySequence, key: film.id })),
+  filmV1: collection(FILM_V1_SHAPE, 'films', (snapshot) => snapshot.films, (film) => ({ rank: film.displaySequence, key: film.id })),
+  package: collection(PACKAGE_SHAPE, 'packages', (snapshot) => snapshot.packages, (filmPackage) => byKey(filmPackage.id)),
+  screen: collection(SCREEN_SHAPE, 'screens', (snapshot) => snapshot.screens, (screen) => byKey(screen.id)),
+  attribute: collection(ATTRIBUTE_SHAPE, 'attributes', (snapshot) => snapshot.attributes, (attribute) => byKey(attribute.id)),
+  session: collection(SESSION_SHAPE, 'sessions', (snapshot) => snapshot.sessions, sessionOrder),
 };
 
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
-async function publish<T>({ shape, records, key }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<PublishedCollection> {
+async function publish<T>({ shape, records, order }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<PublishedCollection> {
   const all = records(snapshot);
   // The slabs are let go once the list is joined: the list holds the records' bytes from then on.
   const written = await writeRecords(shape, all, new ByteSlabs());
   await nextTurn();
-  return PublishedCollection.of(shape, all.map((record) => String(key(record))), written, xml, held);
+  return PublishedCollection.of(shape, all.map((record, index) => ({ ...order(record), written: written[index] as WrittenRecord })), xml, held);
+}
+
+/** The collection once `records` changed: the touched records of its kind written anew, and joined with the others as they were; counted in `whole`. */
+function changedCollection<T>({ shape, kind, order }: Collection<T>, published: PublishedCollection, records: ChangedRecords, whole: HeldBytes): PublishedCollection {
+  const touched = records.touched[kind];
+  // The records of a kind are of the collection's type; some read for the programme's sake were not touched.
+  const current = (records[kind] as readonly T[]).filter((record) => touched.has(String(order(record).key)));
+  return published.changed(touched, current.map((record) => ({ ...order(record), written: writeRecord(shape, record) })), whole);
 }
 
 /** What a catalogue publishes on first use: each collection, and the programme (null while there is no site). */
@@ -71,6 +89,12 @@ const PARTS: { readonly [Name in PartName]: (snapshot: CatalogueSnapshot, xml: X
   showtimes: async (snapshot, _xml, held) => Showtimes.prepare(snapshot, held) ?? null,
 };
 
+/** The kinds each part is written from: what a change must read again for it. */
+const PART_KINDS: { readonly [Name in PartName]: readonly ListedKind[] } = {
+  ...(Object.fromEntries(COLLECTION_NAMES.map((name) => [name, [COLLECTIONS[name].kind]])) as Record<CollectionName, ListedKind[]>),
+  showtimes: ['films', 'packages', 'screens', 'attributes', 'sessions'],
+};
+
 /** What a server learns of a catalogue it holds. */
 export interface PublicationEvents {
   /** A part was published from the records, taking `durationMs`. */
@@ -82,6 +106,20 @@ export interface PublicationEvents {
 /** Reads the catalogue's records again, as stored now: for a collection published after the others. */
 export type ReadRecords = () => Promise<CatalogueSnapshot>;
 
+/** A later version of a catalogue, as committed. */
+export interface NextVersion {
+  readonly version: number;
+  readonly changedAt: Date | undefined;
+  /** How many films, packages and sessions it has. */
+  readonly counts: RecordCounts;
+}
+
+export interface RecordCounts {
+  readonly films: number;
+  readonly packages: number;
+  readonly sessions: number;
+}
+
 /**
  * Each part (a collection, the programme) is published on its first use, so that a customer's
  * first answer waits for the one part it needs. The records are let go once the parts asked for
@@ -90,6 +128,10 @@ export type ReadRecords = () => Promise<CatalogueSnapshot>;
  * collection would go through thousands of them. Read again after an import, those records are
  * newer than the rest: each answer is still wholly from one committed catalogue, and the server
  * is then building the newer catalogue to replace this one.
+ *
+ * A later version is published from this one and the records its changes touched (`changed`):
+ * each part of the kinds touched is made again from what it holds and those records, every other
+ * part goes on as it is.
  */
 export class PublishedCatalogue {
   private readonly parts = new Map<PartName, unknown>();
@@ -97,10 +139,11 @@ export class PublishedCatalogue {
   private constructor(
     /** The stored catalogue version the answers were written from. */
     readonly version: number,
-    readonly filmCount: number,
-    readonly packageCount: number,
+    readonly counts: RecordCounts,
     /** Null until a site is imported. */
     readonly site: Representations | null,
+    /** What the site's answers hold. */
+    private readonly siteHeld: HeldBytes,
     readonly webSessions: WebSessions,
     private readonly xml: XmlWriter,
     private readonly read: ReadRecords,
@@ -114,9 +157,11 @@ export class PublishedCatalogue {
    */
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, read: ReadRecords, parts: Iterable<PartName> = [], events: PublicationEvents = {}): Promise<PublishedCatalogue> {
     const held = new HeldBytes(events.onGrowth);
-    const site = snapshot.site === null ? null : itemOf(SITE_SHAPE, (await writeRecords(SITE_SHAPE, [snapshot.site], new ByteSlabs(held)))[0] as WrittenRecord, xml, held);
-    const webSessions = await WebSessions.publish(snapshot, xml, held);
-    const published = new PublishedCatalogue(snapshot.version, snapshot.films.length, snapshot.packages.length, site, webSessions, xml, read, held, events);
+    const siteHeld = held.part();
+    const site = snapshot.site === null ? null : itemOf(SITE_SHAPE, (await writeRecords(SITE_SHAPE, [snapshot.site], new ByteSlabs(siteHeld)))[0] as WrittenRecord, xml, siteHeld);
+    const webSessions = await WebSessions.publish(snapshot, xml, held.part());
+    const counts = { films: snapshot.films.length, packages: snapshot.packages.length, sessions: snapshot.sessions.length };
+    const published = new PublishedCatalogue(snapshot.version, counts, site, siteHeld, webSessions, xml, read, held, events);
     for (const name of parts) await published.publishPart(name, snapshot);
     return published;
   }
@@ -140,10 +185,68 @@ export class PublishedCatalogue {
     return (this.parts.get(name) as Parts[Name] | Promise<Parts[Name]> | undefined) ?? this.publishPart(name, this.read());
   }
 
+  /**
+   * Reads, through `read`, the records `touched` that a part published here is written from (the
+   * web sessions always are), and those the programme needs beside them. Reads only: the caller
+   * reads in the transaction of the version the records are published for, and publishes with
+   * `changed` after it.
+   */
+  async readChanges(touched: TouchedKeys, read: RecordsByKey): Promise<ChangedRecords> {
+    const wanted = new Set<ListedKind>(['sessions']);
+    for (const [name, part] of this.publishedNow()) if (part !== null) for (const kind of PART_KINDS[name]) wanted.add(kind);
+    const keys = (kind: ListedKind): string[] => (wanted.has(kind) ? [...touched[kind]] : []);
+    let records: ChangedRecords = {
+      touched,
+      films: await read.films(keys('films')),
+      packages: await read.packages(keys('packages').map(Number)),
+      screens: await read.screens(keys('screens').map(Number)),
+      attributes: await read.attributes(keys('attributes')),
+      sessions: await read.sessions(keys('sessions').map(Number)),
+    };
+    const showtimes = this.parts.get('showtimes');
+    if (showtimes instanceof Showtimes) {
+      // What changed sessions show that no showing showed yet: packages first, then films, theirs included.
+      records = { ...records, packages: [...records.packages, ...(await read.packages(showtimes.lacking(records).packages))] };
+      records = { ...records, films: [...records.films, ...(await read.films(showtimes.lacking(records).films))] };
+    }
+    return records;
+  }
+
+  /**
+   * This catalogue at `next`, the version that `records` (read by `readChanges`) bring it to,
+   * when the site is as it was: the parts of the kinds touched made again from what they hold
+   * and those records, the others and the site carried over as they are. A part still being
+   * published is left to be published on its first use.
+   */
+  changed(next: NextVersion, records: ChangedRecords): PublishedCatalogue {
+    const held = new HeldBytes(this.events.onGrowth);
+    this.siteHeld.moveInto(held);
+    const { touched } = records;
+    let webSessions = this.webSessions;
+    if (touched.sessions.size > 0) webSessions = webSessions.changed(touched.sessions, records.sessions, held);
+    else webSessions.moveInto(held);
+    const published = new PublishedCatalogue(next.version, next.counts, this.site, this.siteHeld, webSessions, this.xml, this.read, held, this.events);
+    for (const [name, part] of this.publishedNow()) {
+      if (part === null) published.parts.set(name, null);
+      else if (part instanceof Showtimes) published.parts.set(name, part.changed(records, next.changedAt ?? new Date(0), held.part()));
+      else if (touched[COLLECTIONS[name as CollectionName].kind].size > 0) published.parts.set(name, changedCollection(COLLECTIONS[name as CollectionName] as Collection<unknown>, part, records, held));
+      else {
+        part.moveInto(held);
+        published.parts.set(name, part);
+      }
+    }
+    return published;
+  }
+
+  /** The parts published, those still being published left out. */
+  private publishedNow(): [PartName, PublishedCollection | Showtimes | null][] {
+    return [...this.parts].filter((entry): entry is [PartName, PublishedCollection | Showtimes | null] => !(entry[1] instanceof Promise));
+  }
+
   private publishPart<Name extends PartName>(name: Name, records: CatalogueSnapshot | Promise<CatalogueSnapshot>): Promise<Parts[Name]> {
     const started = performance.now();
     const publishing = Promise.resolve(records)
-      .then((snapshot) => PARTS[name](snapshot, this.xml, this.held))
+      .then((snapshot) => PARTS[name](snapshot, this.xml, this.held.part()))
       .then(
         (published) => {
           this.parts.set(name, published);

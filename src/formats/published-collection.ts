@@ -1,58 +1,126 @@
 /**
  * A collection's answers: its list in each format, and each of its records by id. A record's
- * bytes are where its list holds them until it is first asked for: its JSON is a view of the
- * list's, and its XML document is the list's item wrapped in the document's root. Objects of its
- * own for each of a catalogue's thousands of records (ten a record) were most of what a server
- * with many catalogues held on its heap, and every garbage collection went through them, though
- * most records are never asked for before their catalogue is published again.
+ * bytes are where its list holds them until it is first asked for: then its JSON is copied out
+ * of the list's, and its XML document is the list's item wrapped in the document's root. Objects
+ * of its own for each of a catalogue's thousands of records (ten a record) were most of what a
+ * server with many catalogues held on its heap, and every garbage collection went through them,
+ * though most records are never asked for before their catalogue is published again.
+ *
+ * After a change, the list is joined again from the bytes it holds and the touched records
+ * written anew (`changed`); the records asked for keep their answers.
  */
+import { compareCodePoints } from '../catalogue/code-points.js';
 import type { HeldBytes } from './held-bytes.js';
 import { Representation, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
 import { listOf, type ListSpans, type WrittenRecord } from './written-records.js';
 import type { XmlWriter } from './xml-writer.js';
 
-// What the index holds for a record (its id, its place, its spans), and what its answers hold
-// once it has been asked for beside its XML document (their objects, the ETag once hashed), as
-// measured on Node.js 24 with 20,000 records.
-const BYTES_PER_RECORD = 100;
+// What the index holds for a record (its id, its place, its spans, its order), and what its
+// answers hold once it has been asked for beside its XML document (their objects, the ETag once
+// hashed), as measured on Node.js 24 with 20,000 records.
+const BYTES_PER_RECORD = 120;
 const BYTES_PER_ASKED_RECORD = 550;
 
+/** Where a record stands in its list: by its rank, then its key (numbers by value, text by code point). */
+export interface ListOrder {
+  readonly rank: number;
+  readonly key: string | number;
+}
+
+export function compareOrder(a: ListOrder, b: ListOrder): number {
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  return typeof a.key === 'number' ? a.key - (b.key as number) : compareCodePoints(a.key, b.key as string);
+}
+
+/** A record written, with its place in the list's order. */
+export interface OrderedRecord extends ListOrder {
+  readonly written: WrittenRecord;
+}
+
 export class PublishedCollection {
-  /** The records asked for so far, by their place in the list, with their ETags and compressed forms once made. */
-  private readonly asked = new Map<number, Representations>();
+  /**
+   * The records asked for so far, by key as text, with their ETags and compressed forms once
+   * made. Their bytes are their own, not views of the list's: a list joined again after a
+   * change takes them on as they are.
+   */
+  private readonly asked: Map<string, Representations>;
 
   private constructor(
     readonly list: Representations,
-    /** Each record's place in the list, by its id as text: `HO00000101`, `7`. */
+    /** Each record's place in the list, by its key as text: `HO00000101`, `7`. */
     private readonly places: ReadonlyMap<string, number>,
+    /** Each record's rank and key, by place: what places a changed record among the others. */
+    private readonly ranks: Float64Array,
+    private readonly keys: readonly (string | number)[],
     /** Where each record's bytes lie in the list's: start and end, in each format. */
     private readonly spans: ListSpans,
     private readonly shape: Pick<WireShape<unknown>, 'name'>,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
-  ) {}
+    asked: Map<string, Representations> = new Map(),
+  ) {
+    this.asked = asked;
+  }
 
-  /** The list of `records`, written in the list's order, with `ids` theirs; `held` counts what it holds. */
-  static of(shape: Pick<WireShape<unknown>, 'name'>, ids: readonly string[], records: readonly WrittenRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
+  /** The list of `records`, already in the list's order; `held` counts what it holds. */
+  static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes, asked?: Map<string, Representations>): PublishedCollection {
     const spans = { json: new Uint32Array(records.length * 2), xml: new Uint32Array(records.length * 2) };
-    const list = listOf(shape, records, xml, held, spans);
+    const list = listOf(shape, records.map((record) => record.written), xml, held, spans);
     held.add(records.length * BYTES_PER_RECORD);
-    return new PublishedCollection(list, new Map(ids.map((id, place) => [id, place])), spans, shape, xml, held);
+    const ranks = Float64Array.from(records, (record) => record.rank);
+    const keys = records.map((record) => record.key);
+    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, spans, shape, xml, held, asked);
   }
 
   /** The record's answers, made on its first request. */
   item(id: string): Representations | undefined {
     const place = this.places.get(id);
     if (place === undefined) return undefined;
-    let item = this.asked.get(place);
+    let item = this.asked.get(id);
     if (item === undefined) {
-      const json = this.list.json.body.subarray(this.spans.json[place * 2], this.spans.json[place * 2 + 1]);
-      const document = this.xml.document(this.shape, this.list.xml.body.subarray(this.spans.xml[place * 2], this.spans.xml[place * 2 + 1]));
-      item = { json: new Representation(json, this.held), xml: new Representation(document, this.held) };
-      this.asked.set(place, item);
-      this.held.add(document.length + BYTES_PER_ASKED_RECORD);
+      const { json, xml } = this.recordAt(place);
+      item = { json: new Representation(Buffer.from(json), this.held), xml: new Representation(this.xml.document(this.shape, xml), this.held) };
+      this.asked.set(id, item);
+      this.held.add(item.json.body.length + item.xml.body.length + BYTES_PER_ASKED_RECORD);
     }
     return item;
+  }
+
+  /**
+   * The list again, with the records whose keys (as text) are `touched` taken out and `written`
+   * (those of them that still exist, written anew) put in their places: every other record is
+   * joined from the bytes this list holds, and keeps its answers, ETags and compressed forms.
+   * What it holds is counted from now on in `whole`, the catalogue that replaces this one's.
+   */
+  changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], whole: HeldBytes): PublishedCollection {
+    const kept: OrderedRecord[] = [];
+    for (const [place, key] of this.keys.entries()) {
+      if (!touched.has(String(key))) kept.push({ rank: this.ranks[place] as number, key, written: this.recordAt(place) });
+    }
+    const asked = new Map(this.asked);
+    for (const key of touched) {
+      const item = asked.get(key);
+      if (item === undefined) continue;
+      asked.delete(key);
+      this.held.add(-(item.json.bytes + item.xml.bytes + BYTES_PER_ASKED_RECORD));
+    }
+    this.held.moveInto(whole);
+    // This list is let go for the one joined now.
+    this.held.add(-(this.list.json.bytes + this.list.xml.bytes + this.keys.length * BYTES_PER_RECORD));
+    return PublishedCollection.of(this.shape, [...kept, ...written].sort(compareOrder), this.xml, this.held, asked);
+  }
+
+  /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */
+  moveInto(whole: HeldBytes): void {
+    this.held.moveInto(whole);
+  }
+
+  /** The bytes of the record at `place`, as the list holds them: its JSON, and its XML children. */
+  private recordAt(place: number): WrittenRecord {
+    return {
+      json: this.list.json.body.subarray(this.spans.json[place * 2], this.spans.json[place * 2 + 1]),
+      xml: this.list.xml.body.subarray(this.spans.xml[place * 2], this.spans.xml[place * 2 + 1]),
+    };
   }
 }

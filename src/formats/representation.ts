@@ -75,6 +75,13 @@ export class Representation {
     return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
   }
 
+  /** What it holds: its body, and its compressed forms made so far. */
+  get bytes(): number {
+    let bytes = this.body.length;
+    for (const encoded of this.encodings?.values() ?? []) if (encoded !== null) bytes += encoded.body.length;
+    return bytes;
+  }
+
   /** Compresses in every coding, one after the other, once; the body goes out as it is meanwhile. */
   private compressInBackground(): void {
     if (this.compressing) return;

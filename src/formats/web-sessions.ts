@@ -4,17 +4,19 @@
  * snapshot; the list is joined again from those bytes whenever a cut-off has passed, so it
  * changes, and its ETag with it, as the clock passes each cut-off, with no import.
  */
-import type { Session } from '../catalogue/model.js';
+import type { Session, Site } from '../catalogue/model.js';
 import { ianaZoneOf, ZoneClock } from '../catalogue/site-time.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
 import type { HeldBytes } from './held-bytes.js';
+import { compareOrder, type ListOrder } from './published-collection.js';
 import type { Representations } from './representation.js';
 import { WEB_SESSION_SHAPE } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
-import { itemOf, listOf, mapInTurns, writeRecords, type WrittenRecord } from './written-records.js';
+import { itemOf, listOf, mapInTurns, writeRecord, writeRecords, type WrittenRecord } from './written-records.js';
 
-interface OnSale {
+/** A session on sale, in the order of sessions (its rank the start, its key the id). */
+interface OnSale extends ListOrder {
   readonly id: string;
   /** The instant the sales cut-off passes, in milliseconds since the epoch. */
   readonly cutOff: number;
@@ -26,6 +28,18 @@ function soldOnWeb(session: Session): boolean {
   return session.status === 'Open' && session.showType === 'Public' && session.salesVia.includes('WWW') && session.url !== null;
 }
 
+/** The clock of the site's zone; none without a site, and then no session either. */
+function clockOf(site: Site | null): ZoneClock | undefined {
+  // Sessions need the site, whose zone the import checked.
+  const zone = site === null ? undefined : ianaZoneOf(site.timeZoneIdentifier);
+  return zone === undefined ? undefined : new ZoneClock(zone);
+}
+
+/** Where a session stands in the order of sessions: by PreShowStartTime (its fixed-width text read as UTC orders as the text does), then Id. */
+export function sessionOrder(session: Session): ListOrder {
+  return { rank: Date.parse(`${session.preShowStartTime}Z`), key: session.id };
+}
+
 export class WebSessions {
   private current: { readonly list: Representations; readonly until: number } | undefined;
 
@@ -34,24 +48,44 @@ export class WebSessions {
   private constructor(
     /** In the order of sessions. */
     private readonly sessions: readonly OnSale[],
+    private readonly clock: ZoneClock | undefined,
     private readonly xml: XmlWriter,
-    private readonly held: HeldBytes | undefined,
+    private readonly held: HeldBytes,
   ) {
     this.byId = new Map(sessions.map((session) => [session.id, session]));
   }
 
-  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held?: HeldBytes): Promise<WebSessions> {
-    // Sessions need the site, whose zone the import checked; with no site there are none.
-    const zone = snapshot.site === null ? undefined : ianaZoneOf(snapshot.site.timeZoneIdentifier);
-    const clock = zone === undefined ? undefined : new ZoneClock(zone);
+  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<WebSessions> {
+    const clock = clockOf(snapshot.site);
     const sessions = clock === undefined ? [] : snapshot.sessions.filter(soldOnWeb);
     const written = await writeRecords(WEB_SESSION_SHAPE, sessions, new ByteSlabs(held));
     // Each session on sale has answers of its own, made a hundred at a time, so that other answers go out meanwhile.
-    const onSale = await mapInTurns(sessions, (session, index) => {
-      const record = written[index] as WrittenRecord;
-      return { id: String(session.id), cutOff: (clock as ZoneClock).instantOf(session.salesCutOffTime), written: record, item: itemOf(WEB_SESSION_SHAPE, record, xml, held) };
-    });
-    return new WebSessions(onSale, xml, held);
+    const onSale = await mapInTurns(sessions, (session, index) => onSaleOf(session, written[index] as WrittenRecord, clock as ZoneClock, xml, held));
+    return new WebSessions(onSale, clock, xml, held);
+  }
+
+  /**
+   * The web sessions again, with the sessions whose ids are `touched` taken out and `sessions`
+   * (those of them that still exist, as stored now) put in where they are on sale: every other
+   * goes on as it is, bytes, ETags and compressed forms. What they hold is counted from now on
+   * in `whole`, the catalogue that replaces this one's.
+   */
+  changed(touched: ReadonlySet<string>, sessions: readonly Session[], whole: HeldBytes): WebSessions {
+    const held = this.held;
+    held.moveInto(whole);
+    const kept: OnSale[] = [];
+    for (const session of this.sessions) {
+      if (!touched.has(session.id)) kept.push(session);
+      else held.add(-(session.written.json.length + session.written.xml.length + session.item.xml.body.length));
+    }
+    const clock = this.clock;
+    const added = clock === undefined ? [] : sessions.filter(soldOnWeb).map((session) => onSaleOf(session, writeRecord(WEB_SESSION_SHAPE, session, held), clock, this.xml, held));
+    return new WebSessions([...kept, ...added].sort(compareOrder), clock, this.xml, held);
+  }
+
+  /** Counts what the web sessions hold in `whole` from now on: the catalogue that replaces their own holds them as they are. */
+  moveInto(whole: HeldBytes): void {
+    this.held.moveInto(whole);
   }
 
   /**
@@ -73,4 +107,8 @@ export class WebSessions {
     const session = this.byId.get(id);
     return session !== undefined && session.cutOff > now ? session.item : undefined;
   }
+}
+
+function onSaleOf(session: Session, written: WrittenRecord, clock: ZoneClock, xml: XmlWriter, held: HeldBytes): OnSale {
+  return { ...sessionOrder(session), id: String(session.id), cutOff: clock.instantOf(session.salesCutOffTime), written, item: itemOf(WEB_SESSION_SHAPE, written, xml, held) };
 }

@@ -34,6 +34,13 @@ export function writeRecords<T>(shape: WireShape<T>, records: readonly T[], slab
   return mapInTurns(records, (record) => ({ json: slabs.write(jsonRecord(shape, record)), xml: slabs.write(xmlChildren(shape, record)) }));
 }
 
+/** Writes one record in both formats, in buffers of its own that `held` counts: a record a change wrote anew. */
+export function writeRecord<T>(shape: WireShape<T>, record: T, held?: HeldBytes): WrittenRecord {
+  const written = { json: Buffer.from(jsonRecord(shape, record)), xml: Buffer.from(xmlChildren(shape, record)) };
+  held?.add(written.json.length + written.xml.length);
+  return written;
+}
+
 /** Where each record's bytes lie in a list's, in each format, as `joinList` fills them. */
 export interface ListSpans {
   readonly json: Uint32Array;

@@ -2,19 +2,41 @@
  * The catalogues a server answers from, published on demand. A customer's answers are built the
  * first time they are asked for, from one read transaction, and held while the memory budget
  * allows: the least recently used customer is let go when another would exceed it, and built
- * again on its next request. A held catalogue whose stored version moves is built again in the
- * background and swapped in whole, so every answer comes wholly from one committed catalogue; so
- * is one whose access corrections (`marquee access set`) move.
+ * again on its next request. A held catalogue whose stored version moves is published again in
+ * the background and swapped in whole, so every answer comes wholly from one committed catalogue:
+ * from the changes committed since the version held, which name the records to read again and
+ * the answers to write again, or, when they cannot say (too many, pruned, or the site changed),
+ * from the whole catalogue read again. So is one whose access corrections (`marquee access set`)
+ * move, from the whole catalogue.
  * While the database is away, the held catalogues go on being served, and looks at the database
  * go on until it answers again.
  */
+import { touchedCount, touchedKeys, type ChangedRecords, type RecordsByKey } from '../catalogue/changed-records.js';
 import { CatalogueSnapshot } from '../catalogue/snapshot.js';
-import { PublishedCatalogue, type PartName } from '../formats/published-catalogue.js';
+import { PublishedCatalogue, type NextVersion, type PartName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
-import { followCatalogueChanges, loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadCatalogueVersions } from '../store/catalogue-repository.js';
+import {
+  followCatalogueChanges,
+  loadCatalogue,
+  loadCatalogueChangedAt,
+  loadCatalogueChanges,
+  loadCatalogueVersion,
+  loadCatalogueVersions,
+  loadFilms,
+  loadPackages,
+  loadRecordCounts,
+} from '../store/catalogue-repository.js';
+import { loadRecordsByKey, PROGRAMME_TABLES } from '../store/record-tables.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
 import { loadAccessCorrections, loadAccessCorrectionVersion, loadAccessCorrectionVersions } from '../store/access-correction-repository.js';
+
+/**
+ * The most changes, and records they touch, a held catalogue is brought forward by; beyond them
+ * reading the whole catalogue again costs little more than reading what they touched.
+ */
+const MOST_CHANGES = 100;
+const MOST_TOUCHED_RECORDS = 500;
 
 interface Held {
   readonly published: PublishedCatalogue;
@@ -25,8 +47,11 @@ interface Held {
 }
 
 export interface LiveCatalogueEvents {
-  /** A customer's catalogue was built, on its first request or because it changed while held. */
-  readonly onBuild?: (customer: string, snapshot: CatalogueSnapshot, durationMs: number) => void;
+  /**
+   * A customer's catalogue was published, on its first request or because it changed while held:
+   * `from` says whether from the whole catalogue or from the changes since the version held.
+   */
+  readonly onBuild?: (customer: string, published: PublishedCatalogue, durationMs: number, from: 'catalogue' | 'changes') => void;
   /** A customer's catalogue was let go to keep within the budget. */
   readonly onEvict?: (customer: string, bytes: number) => void;
 }
@@ -81,8 +106,8 @@ export class LiveCatalogue implements ServedCatalogues {
     const held = [...this.held].map(([customer, { published, changedAt }]) => ({
       customer,
       version: published.version,
-      films: published.filmCount,
-      packages: published.packageCount,
+      films: published.counts.films,
+      packages: published.counts.packages,
       changedAt,
       bytes: published.bytes,
     }));
@@ -186,9 +211,52 @@ export class LiveCatalogue implements ServedCatalogues {
     return building;
   }
 
-  /** Reads the customer's catalogue and publishes it; each part counts in the build time as it is published. */
+  /**
+   * Publishes the customer's catalogue: from the changes since the version held, when one is
+   * held and they say what changed; else from the catalogue read whole.
+   */
   private async publish(customer: string, wanted: PartName | undefined): Promise<PublishedCatalogue> {
     const started = performance.now();
+    const before = this.held.get(customer);
+    const changed = before === undefined ? undefined : await this.publishChanges(customer, before);
+    if (before === undefined || changed === undefined) return this.publishWhole(customer, wanted, started);
+    this.counts.builds += 1;
+    this.counts.buildSeconds += (performance.now() - started) / 1000;
+    this.hold(customer, { published: changed.published, changedAt: changed.changedAt, correctionVersion: before.correctionVersion });
+    this.options.events?.onBuild?.(customer, changed.published, performance.now() - started, 'changes');
+    return changed.published;
+  }
+
+  /**
+   * The catalogue `held` brought to the stored version: the records its changes touched read in one read
+   * transaction with the version, then published. Undefined when the changes cannot say what
+   * changed: more of them than `MOST_CHANGES` or some pruned, more than `MOST_TOUCHED_RECORDS`
+   * records touched, the site changed (its zone places every session), or the access corrections
+   * moved (they read every attribute anew).
+   */
+  private async publishChanges(customer: string, held: Held): Promise<{ published: PublishedCatalogue; changedAt: Date | undefined } | undefined> {
+    const read = await this.db.transaction(
+      async (tx): Promise<{ next: NextVersion; records: ChangedRecords } | undefined> => {
+        const before = held.published;
+        const version = await loadCatalogueVersion(tx, customer);
+        if (version - before.version > MOST_CHANGES || (await loadAccessCorrectionVersion(tx, customer)) !== held.correctionVersion) return undefined;
+        const changes = await loadCatalogueChanges(tx, customer, before.version, MOST_CHANGES);
+        const last = changes.at(-1);
+        if (last === undefined || changes.length !== version - before.version) return undefined;
+        const touched = touchedKeys(changes.map(({ change }) => change));
+        if (touched.site.size > 0 || touchedCount(touched) > MOST_TOUCHED_RECORDS) return undefined;
+        const records = await before.readChanges(touched, recordsByKey(tx, customer));
+        const counted = touched.films.size + touched.packages.size + touched.sessions.size > 0;
+        const counts = counted ? await loadRecordCounts(tx, customer) : before.counts;
+        return { next: { version, changedAt: last.changedAt, counts }, records };
+      },
+      { readOnly: true },
+    );
+    return read === undefined ? undefined : { published: held.published.changed(read.next, read.records), changedAt: read.next.changedAt };
+  }
+
+  /** Reads the customer's catalogue and publishes it; each part counts in the build time as it is published. */
+  private async publishWhole(customer: string, wanted: PartName | undefined, started: number): Promise<PublishedCatalogue> {
     const snapshot = await this.read(customer);
     this.counts.builds += 1;
     this.counts.buildSeconds += (performance.now() - started) / 1000;
@@ -202,7 +270,7 @@ export class LiveCatalogue implements ServedCatalogues {
       onGrowth: () => this.keepWithinBudget(customer),
     });
     this.hold(customer, { published, changedAt: snapshot.changedAt, correctionVersion: snapshot.correctionVersion });
-    this.options.events?.onBuild?.(customer, snapshot, performance.now() - started);
+    this.options.events?.onBuild?.(customer, published, performance.now() - started, 'catalogue');
     return published;
   }
 
@@ -245,4 +313,15 @@ export class LiveCatalogue implements ServedCatalogues {
       this.options.events?.onEvict?.(other, published.bytes);
     }
   }
+}
+
+/** Reads records by key in `tx`, the transaction of the version they are published for. */
+function recordsByKey(tx: SqlClient, customer: string): RecordsByKey {
+  return {
+    films: (ids) => loadFilms(tx, customer, ids),
+    packages: async (ids) => (ids.length === 0 ? [] : loadPackages(tx, customer, ids)),
+    screens: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.screen, customer, ids),
+    attributes: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.attribute, customer, ids),
+    sessions: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.session, customer, ids),
+  };
 }

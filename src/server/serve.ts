@@ -87,14 +87,13 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
   const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
     budgetBytes: settings.cacheMemory.bytes,
     events: {
-      onBuild: (customer, snapshot, durationMs) =>
+      onBuild: (customer, published, durationMs, from) =>
         app.log.info(
           {
             customer,
-            version: snapshot.version,
-            films: snapshot.films.length,
-            packages: snapshot.packages.length,
-            sessions: snapshot.sessions.length,
+            version: published.version,
+            ...published.counts,
+            from,
             durationMs: Math.round(durationMs),
           },
           'catalogue published',

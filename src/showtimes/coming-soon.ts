@@ -7,7 +7,8 @@
  * clock decides is left to each answer.
  */
 import { compareCodePoints } from '../catalogue/code-points.js';
-import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import type { ChangedRecords } from '../catalogue/changed-records.js';
+import type { Film } from '../catalogue/model.js';
 import { filmFeature, type Feature, type Showing } from './showings.js';
 
 /** A film coming soon, and its next session if one is known. */
@@ -32,8 +33,23 @@ interface Candidate {
 export class ComingSoon {
   private constructor(private readonly candidates: readonly Candidate[]) {}
 
-  /** The films that may be coming soon, from `snapshot` and its public `showings` (by start). */
-  static prepare(snapshot: CatalogueSnapshot, showings: readonly Showing[]): ComingSoon {
+  /** The films that may be coming soon: each of `films` but the Deleted, with its public `showings` (by start). */
+  static prepare(films: readonly Film[], showings: readonly Showing[]): ComingSoon {
+    return ComingSoon.of(
+      films.filter((film) => film.status !== 'Deleted').map(filmFeature),
+      showings,
+    );
+  }
+
+  /** The films that may be coming soon once `records` changed, the programme's showings being now `showings`. */
+  changed(records: ChangedRecords, showings: readonly Showing[]): ComingSoon {
+    const touched = records.touched.films;
+    const kept = this.candidates.map(({ feature }) => feature).filter((feature) => !touched.has(feature.id as string));
+    const read = records.films.filter((film) => touched.has(film.id) && film.status !== 'Deleted').map(filmFeature);
+    return ComingSoon.of([...kept, ...read], showings);
+  }
+
+  private static of(features: readonly Feature[], showings: readonly Showing[]): ComingSoon {
     const byFilm = new Map<string, Showing[]>();
     for (const showing of showings) {
       for (const film of showing.feature.films) {
@@ -42,10 +58,7 @@ export class ComingSoon {
         else shown.push(showing);
       }
     }
-    const candidates = snapshot.films
-      .filter((film) => film.status !== 'Deleted')
-      .map((film) => ({ feature: filmFeature(film), showings: byFilm.get(film.id) ?? [] }));
-    return new ComingSoon(candidates);
+    return new ComingSoon(features.map((feature) => ({ feature, showings: byFilm.get(feature.id as string) ?? [] })));
   }
 
   /** The films coming soon at `now`, `today` being the cinema day then, which lasts until `dayEnds`. */
@@ -70,8 +83,13 @@ export class ComingSoon {
       const opens = feature.openingDate !== null && feature.openingDate > today;
       if (!onSale && (opens || firstSession !== null)) films.push({ feature, firstSession });
     }
-    // By opening date, a film with none last, then by title.
-    films.sort((a, b) => compareOpening(a.feature.openingDate, b.feature.openingDate) || compareCodePoints(a.feature.title, b.feature.title));
+    // By opening date, a film with none last, then by title, then by id: the same order however the films came.
+    films.sort(
+      (a, b) =>
+        compareOpening(a.feature.openingDate, b.feature.openingDate) ||
+        compareCodePoints(a.feature.title, b.feature.title) ||
+        compareCodePoints(String(a.feature.id), String(b.feature.id)),
+    );
     return { films, until };
   }
 }

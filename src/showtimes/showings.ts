@@ -6,7 +6,8 @@
  * decides (on sale now, today) is the only thing left to each answer.
  */
 import { compareCodePoints } from '../catalogue/code-points.js';
-import type { Film, FilmPackage, Session, Site } from '../catalogue/model.js';
+import type { ChangedRecords } from '../catalogue/changed-records.js';
+import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
 import { ianaZoneOf, wallClockTime, ZoneClock } from '../catalogue/site-time.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ACCESS_TERMS, correctedReading, NO_READING, readAttribute, type AccessTerm, type AttributeReading } from './access-terms.js';
@@ -68,6 +69,8 @@ export interface Feature {
 /** A public session, placed in time. */
 export interface Showing {
   readonly id: number;
+  /** Its PreShowStartTime, as imported: what orders the showings as the sessions are. */
+  readonly wallStart: string;
   readonly feature: Feature;
   /** Its cinema day, `YYYY-MM-DD`. */
   readonly day: string;
@@ -173,29 +176,111 @@ function packageFeature(filmPackage: FilmPackage, films: ReadonlyMap<string, Fil
   };
 }
 
-/** Features by their kind and id, made when a showing first names them. */
-class FeatureIndex {
-  private readonly features = new Map<string, Feature>();
-  private readonly films: ReadonlyMap<string, Film>;
-  private readonly packages: ReadonlyMap<number, FilmPackage>;
+function featureKey(kind: Feature['kind'], id: string | number): string {
+  return `${kind} ${id}`;
+}
 
-  constructor(snapshot: CatalogueSnapshot) {
-    this.films = new Map(snapshot.films.map((film) => [film.id, film]));
-    this.packages = new Map(snapshot.packages.map((filmPackage) => [filmPackage.id, filmPackage]));
-  }
+/** The key of the feature a session shows. */
+function featureKeyOf(session: Session): string {
+  return session.filmPackageId === null ? featureKey('film', session.filmId as string) : featureKey('package', session.filmPackageId);
+}
+
+/** Features by their kind and id, made when a showing first names them, or given already made. */
+class FeatureIndex {
+  constructor(
+    private readonly films: ReadonlyMap<string, Film>,
+    private readonly packages: ReadonlyMap<number, FilmPackage>,
+    private readonly features = new Map<string, Feature>(),
+  ) {}
 
   /** The session's film or package; the import made sure the one it names exists. */
   of(session: Session): Feature {
-    const key = session.filmPackageId === null ? `film ${session.filmId}` : `package ${session.filmPackageId}`;
+    return this.byKey(featureKeyOf(session), session.filmPackageId ?? (session.filmId as string));
+  }
+
+  byKey(key: string, id: string | number): Feature {
     let feature = this.features.get(key);
     if (feature === undefined) {
-      feature = session.filmPackageId === null
-        ? filmFeature(this.films.get(session.filmId as string) as Film)
-        : packageFeature(this.packages.get(session.filmPackageId) as FilmPackage, this.films);
+      feature = typeof id === 'string' ? filmFeature(this.films.get(id) as Film) : packageFeature(this.packages.get(id) as FilmPackage, this.films);
       this.features.set(key, feature);
     }
     return feature;
   }
+}
+
+/** What makes a showing of a session, beside its feature. */
+interface Placing {
+  readonly clock: ZoneClock;
+  readonly screens: ReadonlyMap<number, ScreenName>;
+  readonly badges: ReadonlyMap<string, AttributeBadge>;
+  /** What each attribute says in the access vocabulary, as the cinema corrected it. */
+  readonly readings: ReadonlyMap<string, AttributeReading>;
+  /** The cinema's corrections (`marquee access set`), for attributes read anew. */
+  readonly corrections: ReadonlyMap<string, readonly AccessTerm[]>;
+}
+
+function showingOf(session: Session, feature: Feature, { clock, screens, badges, readings }: Placing): Showing {
+  const reading = sessionReading(session.attributes, readings);
+  return {
+    id: session.id,
+    wallStart: session.preShowStartTime,
+    feature,
+    day: cinemaDayOf(session.preShowStartTime),
+    start: clock.timestamp(session.preShowStartTime),
+    featureStart: clock.timestamp(session.featureStartTime),
+    end: clock.timestamp(session.featureEndTime),
+    salesCutOff: clock.timestamp(session.salesCutOffTime),
+    startInstant: clock.instantOf(session.preShowStartTime),
+    endInstant: clock.instantOf(session.featureEndTime),
+    cutOffInstant: clock.instantOf(session.salesCutOffTime),
+    screen: screens.get(session.screenId) as ScreenName,
+    attributes: session.attributes.map((id) => badges.get(id) as AttributeBadge),
+    access: reading.terms,
+    subtitleLanguage: reading.subtitleLanguage,
+    format: session.filmFormat,
+    audioLanguage: session.audioLanguage,
+    seating: session.seating,
+    soldOnWeb: session.status === 'Open' && session.salesVia.includes('WWW') && session.url !== null,
+    url: session.url,
+    soldOut: session.ticketsSoldOut,
+    fewTicketsLeft: session.fewTicketsLeft,
+    seatsAvailable: session.seatsAvailable,
+    status: session.status,
+  };
+}
+
+function screenName(screen: Screen): ScreenName {
+  return { id: screen.id, name: screen.name };
+}
+
+function readingOf(attribute: Attribute, corrections: ReadonlyMap<string, readonly AccessTerm[]>): AttributeReading {
+  return correctedReading(readAttribute(attribute), corrections.get(attribute.id));
+}
+
+/** What a session's attributes say together: every term any says, and the first language of subtitles named. */
+function sessionReading(attributes: readonly string[], readings: ReadonlyMap<string, AttributeReading>): AttributeReading {
+  if (attributes.length === 0) return NO_READING;
+  const read = attributes.map((id) => readings.get(id) ?? NO_READING);
+  const terms = ACCESS_TERMS.filter((term) => read.some((reading) => reading.terms.includes(term)));
+  return { terms, subtitleLanguage: read.find((reading) => reading.subtitleLanguage !== null)?.subtitleLanguage ?? null };
+}
+
+function badgeOf(attribute: Attribute): AttributeBadge {
+  return { id: attribute.id, name: attribute.description, shortName: attribute.shortName, fontColor: attribute.fontColor, backgroundColor: attribute.backgroundColor };
+}
+
+/** `map` with the records of `changed` put in by key and the other `touched` keys taken out. */
+function withChanges<Key, Value, T>(map: ReadonlyMap<Key, Value>, touched: ReadonlySet<string>, changed: readonly T[], key: (record: T) => Key, value: (record: T) => Value): ReadonlyMap<Key, Value> {
+  if (touched.size === 0 && changed.length === 0) return map;
+  const next = new Map(map);
+  for (const key of map.keys()) if (touched.has(String(key))) next.delete(key);
+  for (const record of changed) next.set(key(record), value(record));
+  return next;
+}
+
+/** In the order of sessions: by PreShowStartTime (text of one fixed width, in ASCII: compared as it is), then Id. */
+function compareShowings(a: Showing, b: Showing): number {
+  return a.wallStart < b.wallStart ? -1 : a.wallStart > b.wallStart ? 1 : a.id - b.id;
 }
 
 /** The first place in `showings` (sorted by day) whose day is `day` or later. */
@@ -211,9 +296,14 @@ function firstOnOrAfter(showings: readonly Showing[], day: string): number {
 }
 
 export class Showings {
+  private shownFilms: ReadonlyMap<string, Film> | undefined;
+  private shownFeatures: ReadonlyMap<string, Feature> | undefined;
+
   private constructor(
     readonly site: ShowtimesSite,
-    private readonly clock: ZoneClock,
+    private readonly placing: Placing,
+    /** The packages of the features shown, which a change of one of their films makes again. */
+    private readonly packages: ReadonlyMap<number, FilmPackage>,
     /** In the snapshot's order of sessions: by start, so by cinema day. */
     readonly showings: readonly Showing[],
     /** The access terms some showing carries, in the vocabulary's order: the page's filters. */
@@ -225,48 +315,18 @@ export class Showings {
     const site = snapshot.site;
     const zone = site === null ? undefined : ianaZoneOf(site.timeZoneIdentifier);
     if (site === null || zone === undefined) return undefined;
-    const clock = new ZoneClock(zone);
-    const screens = new Map(snapshot.screens.map((screen) => [screen.id, { id: screen.id, name: screen.name }]));
-    const badges = new Map(
-      snapshot.attributes.map((attribute) => [
-        attribute.id,
-        { id: attribute.id, name: attribute.description, shortName: attribute.shortName, fontColor: attribute.fontColor, backgroundColor: attribute.backgroundColor },
-      ]),
-    );
-    const readings = new Map(
-      snapshot.attributes.map((attribute) => [attribute.id, correctedReading(readAttribute(attribute), snapshot.accessCorrections.get(attribute.id))]),
-    );
-    const features = new FeatureIndex(snapshot);
-    const showings = snapshot.sessions
-      .filter((session) => session.showType === 'Public')
-      .map((session): Showing => {
-        const reading = sessionReading(session.attributes.map((id) => readings.get(id) ?? NO_READING));
-        return {
-          id: session.id,
-          feature: features.of(session),
-          day: cinemaDayOf(session.preShowStartTime),
-          start: clock.timestamp(session.preShowStartTime),
-          featureStart: clock.timestamp(session.featureStartTime),
-          end: clock.timestamp(session.featureEndTime),
-          salesCutOff: clock.timestamp(session.salesCutOffTime),
-          startInstant: clock.instantOf(session.preShowStartTime),
-          endInstant: clock.instantOf(session.featureEndTime),
-          cutOffInstant: clock.instantOf(session.salesCutOffTime),
-          screen: screens.get(session.screenId) as ScreenName,
-          attributes: session.attributes.map((id) => badges.get(id) as AttributeBadge),
-          access: reading.terms,
-          subtitleLanguage: reading.subtitleLanguage,
-          format: session.filmFormat,
-          audioLanguage: session.audioLanguage,
-          seating: session.seating,
-          soldOnWeb: session.status === 'Open' && session.salesVia.includes('WWW') && session.url !== null,
-          url: session.url,
-          soldOut: session.ticketsSoldOut,
-          fewTicketsLeft: session.fewTicketsLeft,
-          seatsAvailable: session.seatsAvailable,
-          status: session.status,
-        };
-      });
+    const screens = new Map(snapshot.screens.map((screen) => [screen.id, screenName(screen)]));
+    const corrections = snapshot.accessCorrections;
+    const placing: Placing = {
+      clock: new ZoneClock(zone),
+      screens,
+      badges: new Map(snapshot.attributes.map((attribute) => [attribute.id, badgeOf(attribute)])),
+      readings: new Map(snapshot.attributes.map((attribute) => [attribute.id, readingOf(attribute, corrections)])),
+      corrections,
+    };
+    const packages = new Map(snapshot.packages.map((filmPackage) => [filmPackage.id, filmPackage]));
+    const features = new FeatureIndex(new Map(snapshot.films.map((film) => [film.id, film])), packages);
+    const showings = snapshot.sessions.filter((session) => session.showType === 'Public').map((session) => showingOf(session, features.of(session), placing));
     const summary: ShowtimesSite = {
       name: site.name,
       addressLines: addressLines(site),
@@ -276,14 +336,103 @@ export class Showings {
       timeZone: zone,
       screens: site.screens.map((id) => screens.get(id) as ScreenName),
     };
+    return Showings.of(summary, placing, packages, showings);
+  }
+
+  /** Keeps, of `packages`, those of the features shown. */
+  private static of(site: ShowtimesSite, placing: Placing, packages: ReadonlyMap<number, FilmPackage>, showings: readonly Showing[]): Showings {
+    const shown = new Map<number, FilmPackage>();
+    for (const { feature } of showings) if (feature.kind === 'package') shown.set(feature.id as number, packages.get(feature.id as number) as FilmPackage);
     const accessTerms = ACCESS_TERMS.filter((term) => showings.some((showing) => showing.access.includes(term)));
-    return new Showings(summary, clock, showings, accessTerms);
+    return new Showings(site, placing, shown, showings, accessTerms);
+  }
+
+  /**
+   * The films and packages `records` lack to place their sessions here: what a changed session
+   * shows that no showing shows yet, and the films of the packages read.
+   */
+  lacking(records: ChangedRecords): { readonly films: string[]; readonly packages: number[] } {
+    const read = { films: new Set(records.films.map((film) => film.id)), packages: new Set(records.packages.map((filmPackage) => filmPackage.id)) };
+    const knowsFilm = (id: string): boolean => this.films.has(id) || read.films.has(id);
+    const knowsPackage = (id: number): boolean => this.packages.has(id) || read.packages.has(id);
+    const lacking = { films: new Set<string>(), packages: new Set<number>() };
+    for (const session of records.sessions) {
+      if (session.showType !== 'Public') continue;
+      if (session.filmPackageId !== null) {
+        if (!knowsPackage(session.filmPackageId)) lacking.packages.add(session.filmPackageId);
+      } else if (!knowsFilm(session.filmId as string)) lacking.films.add(session.filmId as string);
+    }
+    for (const filmPackage of records.packages) for (const { filmId } of filmPackage.films) if (!knowsFilm(filmId)) lacking.films.add(filmId);
+    return { films: [...lacking.films], packages: [...lacking.packages] };
+  }
+
+  /**
+   * The programme once `records` changed: the showings of changed sessions placed anew, those of
+   * changed films, packages, screens and attributes made again from what they already hold, and
+   * every other showing as it was. `records` hold what `lacking` asked for.
+   */
+  changed(records: ChangedRecords): Showings {
+    const { touched } = records;
+    const placing: Placing = {
+      clock: this.placing.clock,
+      screens: withChanges(this.placing.screens, touched.screens, records.screens, (screen) => screen.id, screenName),
+      badges: withChanges(this.placing.badges, touched.attributes, records.attributes, (attribute) => attribute.id, badgeOf),
+      readings: withChanges(this.placing.readings, touched.attributes, records.attributes, (attribute) => attribute.id, (attribute) => readingOf(attribute, this.placing.corrections)),
+      corrections: this.placing.corrections,
+    };
+    const packages = withChanges(this.packages, touched.packages, records.packages, (filmPackage) => filmPackage.id, (filmPackage) => filmPackage);
+    const featuresChanged = touched.films.size + touched.packages.size > 0;
+    // Features none of whose records changed are kept as they are.
+    const unchanged = (feature: Feature): boolean =>
+      !featuresChanged || (!touched[`${feature.kind}s`].has(String(feature.id)) && !feature.films.some((film) => touched.films.has(film.id)));
+    const index = new FeatureIndex(
+      withChanges(this.films, touched.films, records.films, (film) => film.id, (film) => film),
+      packages,
+      new Map([...this.features].filter(([, feature]) => unchanged(feature))),
+    );
+    const remade = (showing: Showing): Showing => {
+      const feature = unchanged(showing.feature) ? showing.feature : index.byKey(featureKey(showing.feature.kind, showing.feature.id), showing.feature.id);
+      const screen = placing.screens.get(showing.screen.id) as ScreenName;
+      const attributes = showing.attributes.map((badge) => placing.badges.get(badge.id) as AttributeBadge);
+      const same = feature === showing.feature && screen === showing.screen && attributes.every((badge, place) => badge === showing.attributes[place]);
+      if (same) return showing;
+      const reading = sessionReading(attributes.map(({ id }) => id), placing.readings);
+      return { ...showing, feature, screen, attributes, access: reading.terms, subtitleLanguage: reading.subtitleLanguage };
+    };
+    const sessions = new Set([...touched.sessions].map(Number));
+    // A change of sessions alone leaves every other showing as it is.
+    const patched = featuresChanged || touched.screens.size + touched.attributes.size > 0;
+    const shown: Showing[] = [];
+    for (const showing of this.showings) if (!sessions.has(showing.id)) shown.push(patched ? remade(showing) : showing);
+    for (const session of records.sessions) if (session.showType === 'Public') shown.push(showingOf(session, index.of(session), placing));
+    const site = touched.screens.size === 0 ? this.site : { ...this.site, screens: this.site.screens.map(({ id }) => placing.screens.get(id) as ScreenName) };
+    return Showings.of(site, placing, packages, shown.sort(compareShowings));
+  }
+
+  /** The features shown, by kind and id, gathered on the first change. */
+  private get features(): ReadonlyMap<string, Feature> {
+    if (this.shownFeatures === undefined) {
+      const features = new Map<string, Feature>();
+      for (const { feature } of this.showings) features.set(featureKey(feature.kind, feature.id), feature);
+      this.shownFeatures = features;
+    }
+    return this.shownFeatures;
+  }
+
+  /** The films of the features shown, by id, gathered on the first change. */
+  private get films(): ReadonlyMap<string, Film> {
+    if (this.shownFilms === undefined) {
+      const films = new Map<string, Film>();
+      for (const { feature } of this.showings) for (const film of feature.films) films.set(film.id, film);
+      this.shownFilms = films;
+    }
+    return this.shownFilms;
   }
 
   /** The cinema day at the site at `now`, and the instant the next one begins. */
   today(now: number): { readonly day: string; readonly until: number } {
     const day = cinemaDayOf(wallClockTime(this.site.timeZone, now));
-    return { day, until: this.clock.instantOf(nextCinemaDayStart(day)) };
+    return { day, until: this.placing.clock.instantOf(nextCinemaDayStart(day)) };
   }
 
   /** The showings `query` asks for at `now`, by feature; `from` is the first cinema day. */
@@ -310,13 +459,6 @@ export class Showings {
     );
     return { site: this.site, from, days: query.days, features, until };
   }
-}
-
-/** What a session's attributes say together: every term any says, and the first language of subtitles named. */
-function sessionReading(readings: readonly AttributeReading[]): AttributeReading {
-  if (readings.length === 0) return NO_READING;
-  const terms = ACCESS_TERMS.filter((term) => readings.some((reading) => reading.terms.includes(term)));
-  return { terms, subtitleLanguage: readings.find((reading) => reading.subtitleLanguage !== null)?.subtitleLanguage ?? null };
 }
 
 function matches(showing: Showing, query: ShowtimesQuery): boolean {

@@ -6,6 +6,7 @@
  * until the day turns (today is then another day, and another answer). Only the answers asked for
  * lately are kept.
  */
+import type { ChangedRecords } from '../catalogue/changed-records.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
 import type { HeldBytes } from '../formats/held-bytes.js';
 import { Representation } from '../formats/representation.js';
@@ -58,8 +59,26 @@ export class Showtimes {
   static prepare(snapshot: CatalogueSnapshot, held: HeldBytes): Showtimes | undefined {
     const showings = Showings.prepare(snapshot);
     if (showings === undefined) return undefined;
+    return Showtimes.of(showings, ComingSoon.prepare(snapshot.films, showings.showings), snapshot.customer, snapshot.changedAt ?? new Date(0), held);
+  }
+
+  private static of(showings: Showings, comingSoon: ComingSoon, customer: string, changedAt: Date, held: HeldBytes): Showtimes {
     held.add(showings.showings.length * BYTES_PER_SHOWING);
-    return new Showtimes(showings, ComingSoon.prepare(snapshot, showings.showings), snapshot.customer, snapshot.changedAt ?? new Date(0), held);
+    return new Showtimes(showings, comingSoon, customer, changedAt, held);
+  }
+
+  /** What `records` lack to place their sessions in this programme (see `Showings.lacking`). */
+  lacking(records: ChangedRecords): ReturnType<Showings['lacking']> {
+    return this.showings.lacking(records);
+  }
+
+  /**
+   * The programme once `records` changed, committed at `changedAt`: its answers are written
+   * anew, on their first requests, from showings of which only those changed were made again.
+   */
+  changed(records: ChangedRecords, changedAt: Date, held: HeldBytes): Showtimes {
+    const showings = this.showings.changed(records);
+    return Showtimes.of(showings, this.comingSoon.changed(records, showings.showings), this.customer, changedAt, held);
   }
 
   /** The answer to `query` in `format` at `now`. */

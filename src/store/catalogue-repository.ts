@@ -4,7 +4,7 @@
  */
 import type { CatalogueChange, CommittedChange } from '../catalogue/catalogue-change.js';
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
-import { columnOf, deleteRows, insertRows } from './insert-rows.js';
+import { columnOf, deleteRows, inBatches, insertRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, loadRecords } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
@@ -166,18 +166,40 @@ export async function* readFilmPages(db: SqlClient, customer: string): AsyncGene
   }
 }
 
+/** The customer's films of these ids that exist, each with its people, in no particular order. */
+export function loadFilms(db: SqlClient, customer: string, ids: readonly string[]): Promise<Film[]> {
+  return inBatches(ids, async (batch, placeholders) => {
+    const rows = await db.queryArrays<FilmColumns>(`SELECT ${FILM_COLUMNS.join(', ')} FROM film WHERE customer = ? AND id IN (${placeholders})`, [customer, ...batch]);
+    const people = await db.queryArrays<PersonColumns>(
+      `SELECT film_id, id, first_name, last_name, role FROM film_person WHERE customer = ? AND film_id IN (${placeholders}) ORDER BY film_id, position`,
+      [customer, ...batch],
+    );
+    const peopleByFilm = groupBy(people, ([filmId]) => filmId);
+    return rows.map((row) => filmFromColumns(row, (peopleByFilm.get(row[0]) ?? []).map(personFromColumns)));
+  });
+}
+
 /** The ids of the customer's films, for an import that holds none but must know which exist. */
 export async function loadFilmIds(db: SqlClient, customer: string): Promise<string[]> {
   const rows = await db.queryArrays<[string]>('SELECT id FROM film WHERE customer = ?', [customer]);
   return rows.map(([id]) => id);
 }
 
-export async function loadPackages(db: SqlClient, customer: string): Promise<FilmPackage[]> {
-  const packageRows = await db.query<PackageRow>('SELECT id, title, status FROM film_package WHERE customer = ?', [customer]);
+/** The customer's packages, or those of `ids` that exist, in no particular order. */
+export async function loadPackages(db: SqlClient, customer: string, ids?: readonly number[]): Promise<FilmPackage[]> {
+  return ids === undefined ? packagesAmong(db, customer) : inBatches(ids, (batch) => packagesAmong(db, customer, batch));
+}
+
+/** The customer's packages, or those of `ids`. */
+async function packagesAmong(db: SqlClient, customer: string, ids?: readonly number[]): Promise<FilmPackage[]> {
+  const among = (column: string): string => (ids === undefined ? '' : ` AND ${column} IN (${ids.map(() => '?').join(', ')})`);
+  const parameters = [customer, ...(ids ?? [])];
+  const packageRows = await db.query<PackageRow>(`SELECT id, title, status FROM film_package WHERE customer = ?${among('id')}`, parameters);
+  if (packageRows.length === 0) return [];
   const packageFilmRows = await db.query<PackageFilmRow>(
     `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
-     FROM film_package_film WHERE customer = ? ORDER BY package_id, film_order`,
-    [customer],
+     FROM film_package_film WHERE customer = ?${among('package_id')} ORDER BY package_id, film_order`,
+    parameters,
   );
   const filmsByPackage = groupBy(packageFilmRows, (row) => row.package_id);
   return packageRows.map((row) => ({
@@ -201,6 +223,16 @@ export async function loadCatalogue(db: SqlClient, customer: string): Promise<Ca
     site,
     sessions: await loadRecords(db, PROGRAMME_TABLES.session, customer),
   };
+}
+
+/** How many films, packages and sessions the customer's catalogue has. */
+export async function loadRecordCounts(db: SqlClient, customer: string): Promise<{ films: number; packages: number; sessions: number }> {
+  const [row] = await db.queryArrays<[number, number, number]>(
+    `SELECT (SELECT COUNT(*) FROM film WHERE customer = ?), (SELECT COUNT(*) FROM film_package WHERE customer = ?), (SELECT COUNT(*) FROM session WHERE customer = ?)`,
+    [customer, customer, customer],
+  );
+  const [films = 0, packages = 0, sessions = 0] = row ?? [];
+  return { films: Number(films), packages: Number(packages), sessions: Number(sessions) };
 }
 
 /** Deletes films, and their people with them; no package may name them. */

@@ -1,4 +1,4 @@
-/** Writes and deletes many rows in few statements. */
+/** Writes, deletes and reads by key many rows in few statements. */
 import type { SqlClient, SqlValue } from './sql-client.js';
 
 /** Rows per INSERT or keys per DELETE: few statements for big imports, well under both databases' parameter limits. */
@@ -21,6 +21,16 @@ export async function deleteRows(tx: SqlClient, table: string, customer: string,
     const batch = keys.slice(start, start + ROWS_PER_STATEMENT);
     await tx.execute(`DELETE FROM ${table} WHERE customer = ? AND ${column} IN (${batch.map(() => '?').join(', ')})`, [customer, ...batch]);
   }
+}
+
+/** `read` of each batch of `keys`, given the batch's placeholders (`?, ?, ?`); the results one after the other. */
+export async function inBatches<Key, T>(keys: readonly Key[], read: (batch: readonly Key[], placeholders: string) => Promise<T[]>): Promise<T[]> {
+  const results: T[] = [];
+  for (let start = 0; start < keys.length; start += ROWS_PER_STATEMENT) {
+    const batch = keys.slice(start, start + ROWS_PER_STATEMENT);
+    results.push(...(await read(batch, batch.map(() => '?').join(', '))));
+  }
+  return results;
 }
 
 /** The column of a record's field: its name in snake case. */

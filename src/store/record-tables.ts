@@ -4,7 +4,7 @@
  * names, its rows and the records read back from them are derived from that declaration.
  */
 import type { Attribute, Screen, Session, Site } from '../catalogue/model.js';
-import { columnOf, deleteRows, insertRows } from './insert-rows.js';
+import { columnOf, deleteRows, inBatches, insertRows } from './insert-rows.js';
 import type { SqlClient, SqlValue } from './sql-client.js';
 
 /** How a column keeps its field: as it is, a flag as 0 or 1, a list as JSON text. */
@@ -118,15 +118,8 @@ const RECORDS_PER_PAGE = 500;
  */
 export async function loadRecords<T>(db: SqlClient, table: RecordTable<T>, customer: string): Promise<T[]> {
   const fields = fieldsOf(table);
-  const select = `SELECT ${fields.map(([field]) => columnOf(field)).join(', ')} FROM ${table.name} WHERE customer = ?`;
-  const recordOf = (row: SqlValue[]): T => {
-    const record: Record<string, unknown> = {};
-    fields.forEach(([field, storage], index) => {
-      const value = row[index] ?? null;
-      record[field] = storage === 'flag' ? value !== 0 : storage === 'list' ? JSON.parse(String(value)) : value;
-    });
-    return record as T;
-  };
+  const select = selectOf(table);
+  const recordOf = (row: SqlValue[]): T => recordOfRow(fields, row);
   if (table.key === undefined) return (await db.queryArrays<SqlValue[]>(select, [customer])).map(recordOf);
   const key = columnOf(table.key);
   const keyAt = fields.findIndex(([field]) => field === table.key);
@@ -142,6 +135,31 @@ export async function loadRecords<T>(db: SqlClient, table: RecordTable<T>, custo
     if (rows.length < RECORDS_PER_PAGE) return records;
     after = rows.at(-1)?.[keyAt] ?? null;
   }
+}
+
+/** The customer's records of `table` with these keys that exist, in no particular order; the one record, where a customer has one, when a key is given. */
+export async function loadRecordsByKey<T>(db: SqlClient, table: RecordTable<T>, customer: string, keys: readonly SqlValue[]): Promise<T[]> {
+  const key = table.key;
+  if (key === undefined) return keys.length > 0 ? loadRecords(db, table, customer) : [];
+  return inBatches(keys, async (batch, placeholders) => {
+    const rows = await db.queryArrays<SqlValue[]>(`${selectOf(table)} AND ${columnOf(key)} IN (${placeholders})`, [customer, ...batch]);
+    const fields = fieldsOf(table);
+    return rows.map((row) => recordOfRow(fields, row));
+  });
+}
+
+function selectOf<T>(table: RecordTable<T>): string {
+  return `SELECT ${fieldsOf(table).map(([field]) => columnOf(field)).join(', ')} FROM ${table.name} WHERE customer = ?`;
+}
+
+/** The record of a row of the columns of `fields`. */
+function recordOfRow<T>(fields: readonly [field: keyof T & string, storage: Storage][], row: readonly SqlValue[]): T {
+  const record: Record<string, unknown> = {};
+  fields.forEach(([field, storage], index) => {
+    const value = row[index] ?? null;
+    record[field] = storage === 'flag' ? value !== 0 : storage === 'list' ? JSON.parse(String(value)) : value;
+  });
+  return record as T;
 }
 
 /** Inserts records, or replaces those whose key is already taken. */

@@ -1,0 +1,225 @@
+/**
+ * `npm run bench -- --changes`: what one small change costs a server holding a cinema. The server
+ * (pinned to core 0) holds a cinema of 400 films and 300 sessions, the programme's week among
+ * them, with every answer published: each list and each record in JSON and XML, the programme in
+ * each format and its page. This process (core 1) then commits merge imports of one changed
+ * record to the same database, one after the other: sessions (their seats), then films (their
+ * title).
+ *
+ * Two figures each, on SQLite and on PostgreSQL (`--changes-postgres`, a scratch database made
+ * afresh; empty to leave it out):
+ * - the server's CPU time per change (utime and stime from /proc, over a run of changes): the
+ *   change published alone, and then again with one request of each list it touches and of the
+ *   week's programme, as a
+ *   site or a CDN revalidating would (plain answers: a CDN takes the compressed forms too, but the
+ *   large ones are compressed in the thread pool in the background, which this leaves out). The
+ *   server's CPU over as long a quiet time is given beside it: what it spends anyway, looking at
+ *   the database;
+ * - the time from each commit to the first answer of the changed record with its change, the
+ *   record asked every 2 ms.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
+import { importFiles } from '../src/import/import-files.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
+import type { SqlClient } from '../src/store/sql-client.js';
+import { beginRun, capture, MACHINE, median, preparePostgres, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
+import type { ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
+
+export interface ChangesOptions {
+  /** Changes of each kind measured, for the CPU and again for the time to serve. */
+  readonly changes: number;
+  /** A scratch PostgreSQL database; PostgreSQL is left out when undefined. */
+  readonly postgres: string | undefined;
+}
+
+/** A port of its own, beyond those of the other benchmarks (18179 to about 18200) and the sync's, which may run on this machine meanwhile. */
+const PORT = 18_260;
+const FILMS = 400;
+const SESSIONS = 300;
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** The synthetic sessions start on 1 January 2030, an hour apart. */
+const SYNTHETIC_START = Date.UTC(2030, 0, 1);
+
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, the 14th and 15th fields, the 12th and 13th after the command.
+  return ((Number(fields[11]) + Number(fields[12])) / CLK_TCK) * 1000;
+}
+
+async function get(path: string): Promise<{ status: number; etag: string | null }> {
+  // Plain answers, as described above.
+  const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { 'accept-encoding': 'identity' } });
+  await response.arrayBuffer();
+  return { status: response.status, etag: response.headers.get('etag') };
+}
+
+/** Each kind of change: the record changed, its path, and the lists and programme a change of it touches. */
+interface ChangeKind {
+  readonly name: 'session' | 'film';
+  readonly file: string;
+  readonly paths: readonly string[];
+  /** The record at its `index`th change, and the path that answers it. */
+  changed(index: number): { readonly record: Record<string, unknown>; readonly path: string };
+}
+
+async function kindsOf(catalogue: string): Promise<ChangeKind[]> {
+  const sessions = JSON.parse(await readFile(join(catalogue, 'sessions.json'), 'utf8')) as Record<string, unknown>[];
+  const films = JSON.parse(await readFile(join(catalogue, 'films.json'), 'utf8')) as Record<string, unknown>[];
+  // Sessions of the first days, on sale: in the week's programme and the web sessions.
+  const session = (index: number): Record<string, unknown> => sessions[48 + (index % 48)] as Record<string, unknown>;
+  return [
+    {
+      name: 'session',
+      file: join(catalogue, 'one-session.json'),
+      paths: ['/v1/session', '/v1/websession', '/programme'],
+      changed: (index) => ({ record: { ...session(index), SeatsAvailable: 1000 + index }, path: `/v1/session/${String(session(index)['Id'])}` }),
+    },
+    {
+      name: 'film',
+      file: join(catalogue, 'one-film.json'),
+      paths: ['/v4/film', '/v1/film', '/programme'],
+      changed: (index) => {
+        // Films of the sessions in the week.
+        const film = films[(48 + (index % 48)) % FILMS] as Record<string, unknown>;
+        return { record: { ...film, Title: `${String(film['Title'])} (change ${index})` }, path: `/v4/film/${String(film['Id'])}` };
+      },
+    },
+  ];
+}
+
+/** Every answer of the cinema, asked once, so that the server has published it all. */
+async function publishEverything(): Promise<number> {
+  const paths: string[] = [];
+  const ids: Record<string, string[]> = {
+    '/v4/film': Array.from({ length: FILMS }, (_, index) => syntheticFilmId(index)),
+    '/v1/film': Array.from({ length: FILMS }, (_, index) => syntheticFilmId(index)),
+    '/v1/filmpackage': Array.from({ length: Math.ceil(FILMS / 50) }, (_, index) => String(index + 1)),
+    '/v1/screen': ['1', '2', '3'],
+    '/v1/attribute': [],
+    '/v1/session': Array.from({ length: SESSIONS }, (_, index) => String(index + 1)),
+    '/v1/websession': Array.from({ length: SESSIONS }, (_, index) => String(index + 1)),
+    '/v1/site': [],
+  };
+  for (const [list, records] of Object.entries(ids)) {
+    for (const format of ['json', 'xml']) {
+      paths.push(`${list}?format=${format}`);
+      for (const id of records) paths.push(`${list}/${id}?format=${format}`);
+    }
+  }
+  paths.push('/programme', '/programme.ics', '/programme.jsonld', '/whats-on');
+  for (const path of paths) await get(path);
+  return paths.length;
+}
+
+async function commit(db: SqlClient, kind: ChangeKind, record: Record<string, unknown>, moveSessionsByDays: number): Promise<void> {
+  await writeFile(kind.file, JSON.stringify([record]));
+  const result = await importFiles(db, { customer: 'default', files: [kind.file], replace: false, moveSessionsByDays });
+  if (!result.written) throw new Error(`the ${kind.name} change was not written`);
+}
+
+/** Reads the lines a log file gains from now on. */
+async function follow(logFile: string): Promise<() => Promise<string>> {
+  const handle = await open(logFile, 'r');
+  let offset = (await handle.stat()).size;
+  return async () => {
+    const { size } = await handle.stat();
+    if (size <= offset) return '';
+    const buffer = Buffer.alloc(size - offset);
+    await handle.read(buffer, 0, buffer.length, offset);
+    offset = size;
+    return buffer.toString('utf8');
+  };
+}
+
+async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
+  const kind = parseDatabaseSpec(database).kind;
+  const db = await openDatabase(parseDatabaseSpec(database));
+  // The synthetic sessions moved to start today: the programme's week holds the first 168 of them.
+  const today = new Date(new Date().toISOString().slice(0, 10)).getTime();
+  const moveSessionsByDays = Math.round((today - SYNTHETIC_START) / 86_400_000);
+  await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays });
+  const logFile = join(work, `server-${kind}.log`);
+  const taken = await capture(PORT, { name: 'probe', path: '/readyz', headers: {} }).then(() => true, () => false);
+  if (taken) throw new Error(`port ${PORT} is taken: another server would be measured`);
+  const server = await startMarquee(database, logFile, [], [], PORT);
+  try {
+    const pid = server.process.pid as number;
+    const answers = await publishEverything();
+    await sleep(2000);
+    const newLines = await follow(logFile);
+    let index = 0;
+    const costs: ChangeCost[] = [];
+    for (const changeKind of await kindsOf(catalogue)) {
+      // CPU: each change published (its log line seen), alone, then with its lists and the programme asked once.
+      const cpuPerChange = async (withRequests: boolean): Promise<number> => {
+        const from = await cpuMs(pid);
+        for (let change = 0; change < options.changes; change++) {
+          await commit(db, changeKind, changeKind.changed(index++).record, moveSessionsByDays);
+          let seen = '';
+          for (const deadline = performance.now() + 10_000; !seen.includes('"msg":"catalogue published"'); await sleep(5)) {
+            if (performance.now() > deadline) throw new Error(`the server did not publish a ${changeKind.name} change within 10 s`);
+            seen += await newLines();
+          }
+          if (withRequests) for (const path of changeKind.paths) await get(path);
+        }
+        return ((await cpuMs(pid)) - from) / options.changes;
+      };
+      const started = performance.now();
+      const cpuAloneMs = await cpuPerChange(false);
+      const cpuPerChangeMs = await cpuPerChange(true);
+      // As long a quiet time, per change: what the server spends anyway.
+      const quietFrom = await cpuMs(pid);
+      await sleep((performance.now() - started) / 2);
+      const idlePerChangeMs = ((await cpuMs(pid)) - quietFrom) / options.changes;
+
+      // Time to serve: each change's record asked every 2 ms from its commit until it is served changed.
+      const servedMs: number[] = [];
+      for (let change = 0; change < options.changes; change++) {
+        const { record, path } = changeKind.changed(index++);
+        const before = (await get(path)).etag;
+        await commit(db, changeKind, record, moveSessionsByDays);
+        const committed = performance.now();
+        for (const deadline = committed + 10_000; (await get(path)).etag === before; await sleep(2)) {
+          if (performance.now() > deadline) throw new Error(`the server did not serve a ${changeKind.name} change within 10 s`);
+        }
+        servedMs.push(performance.now() - committed);
+      }
+      const cost: ChangeCost = { kind: changeKind.name, changes: options.changes, cpuAloneMs, cpuPerChangeMs, idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs), servedMaxMs: Math.max(...servedMs) };
+      costs.push(cost);
+      console.log(
+        `${kind}: a ${cost.kind} change costs the server ${cost.cpuPerChangeMs.toFixed(1)} ms of CPU with its requests, ${cost.cpuAloneMs.toFixed(1)} ms without (${cost.idleCpuPerChangeMs.toFixed(1)} ms of it spent anyway, quiet); ` +
+          `served ${cost.servedP50Ms.toFixed(1)} ms after its commit at the median, ${cost.servedMaxMs.toFixed(1)} ms at most`,
+      );
+    }
+    return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: answers, costs };
+  } finally {
+    await stop(server.process);
+    await db.close();
+  }
+}
+
+export async function benchChanges(options: ChangesOptions): Promise<void> {
+  requireTool('taskset', 'apt-get install util-linux');
+  const work = await mkdtemp(join(tmpdir(), 'marquee-changes-'));
+  try {
+    console.log(`What a change costs, on ${MACHINE}: a cinema of ${FILMS} films and ${SESSIONS} sessions, every answer published, ${options.changes} one-record merge imports of each kind; server on core 0`);
+    const catalogue = join(work, 'catalogue');
+    const files = await writeSyntheticCatalogue({ films: FILMS, directory: catalogue, sessions: SESSIONS });
+    const databases = [join(work, 'marquee.db')];
+    if (options.postgres !== undefined) {
+      await preparePostgres(options.postgres, true, '--changes-postgres');
+      databases.push(options.postgres);
+    }
+    const run = beginRun();
+    const results: ChangesResult[] = [];
+    for (const database of databases) results.push(await changesOn(database, catalogue, files, options, work));
+    const runResults: ChangesRunResults = { ...run.header(), changes: results };
+    console.log(`results written to ${await writeResults(run.started, runResults, 'changes')}`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
