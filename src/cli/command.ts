@@ -1,7 +1,8 @@
 /** What every command shares: its flags, parsed strictly, and its help text. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, SETTINGS, describeSettings, helpLine, type SettingName, type Settings } from '../config.js';
-import type { LockWait } from '../store/sql-client.js';
+import { openDatabase } from '../store/database.js';
+import type { LockWait, SqlClient } from '../store/sql-client.js';
 
 export interface CommandSpec {
   readonly name: string;
@@ -91,4 +92,14 @@ export function commandLockWait(settings: Settings<'lockTimeout'>): LockWait {
       console.error(`marquee: another import or change holds the database; waiting up to ${settings.lockTimeout / 1000} s for it (--lock-timeout)`);
     },
   };
+}
+
+/** Opens the command's database for `work`, and closes it after, whatever happens. */
+export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, work: (db: SqlClient) => Promise<T>): Promise<T> {
+  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
 }

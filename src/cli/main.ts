@@ -18,6 +18,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   export: async () => (await import('./export-command.js')).runExport,
   sync: async () => (await import('./sync-command.js')).runSync,
   token: async () => (await import('./token-command.js')).runToken,
+  webhook: async () => (await import('./webhook-command.js')).runWebhook,
 };
 
 const USAGE = `Usage: marquee <command> [options]
@@ -28,6 +29,7 @@ Commands:
   export    write the catalogue to files that import reads back
   sync      mirror Veezi-compatible APIs, one or many; sync status shows how it goes
   token     issue, list and revoke access tokens
+  webhook   add, list and remove the endpoints told of each change, and see their deliveries
 
 Run 'marquee <command> --help' for a command's options.`;
 

@@ -5,11 +5,9 @@ import { parseCustomerKeys } from '../access/customer-keys.js';
 import { issueTokens, listTokens, revokeToken, type IssueResult } from '../access/manage-tokens.js';
 import { UnreadableInputError } from '../catalogue/problems.js';
 import { formatTokenTable } from '../access/token-table.js';
-import { ConfigError, resolveSettings, type Settings } from '../config.js';
+import { ConfigError, resolveSettings } from '../config.js';
 import { parseOrigin } from '../http/cors.js';
-import { openDatabase } from '../store/database.js';
-import type { SqlClient } from '../store/sql-client.js';
-import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
+import { commandHelp, parseCommand, withDatabase, type CommandSpec } from './command.js';
 
 export const TOKEN_CREATE_COMMAND: CommandSpec = {
   name: 'token create',
@@ -67,15 +65,6 @@ const USAGE = `Usage: marquee token <create|list|revoke> [options]
   revoke ID                              end a token, also for running servers
 
 Run 'marquee token <subcommand> --help' for its options.`;
-
-async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, work: (db: SqlClient) => Promise<T>): Promise<T> {
-  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
-  try {
-    return await work(db);
-  } finally {
-    await db.close();
-  }
-}
 
 /** The keys of a file, or of standard input for `-`. */
 async function readCustomerKeys(file: string): Promise<string[]> {

@@ -3,6 +3,8 @@
  * and coding, with its ETag (or 304 when the client has it), and a problem (RFC 9457).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChangeKind } from '../catalogue/catalogue-change.js';
+import type { CacheTags } from '../changes/cache-tags.js';
 import type { Representation, Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Problem } from './http-error.js';
@@ -15,6 +17,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers a page: its problems are pages too, to a request that prefers HTML. */
     page?: true;
+    /** The kinds of record the route's answers are made of, which its cache tags name. */
+    reads?: readonly ChangeKind[];
+  }
+  interface FastifyInstance {
+    /** The cache tags of the answers; none are sent where absent. */
+    cacheTags: CacheTags | undefined;
   }
 }
 
@@ -64,6 +72,8 @@ function send(
   const varyOn = representation.compressible ? varies.compressible : varies.plain;
   if (varyOn !== undefined) vary(reply, varyOn);
   reply.header('cache-control', cacheControl);
+  const { reads } = request.routeOptions.config;
+  if (reads !== undefined && request.server.cacheTags !== undefined) reply.headers(request.server.cacheTags.answerHeaders(request.customer, reads));
   const ifNoneMatch = request.headers['if-none-match'];
   // A client holding the body uncompressed, as a large one goes out until its compressed forms
   // are made, holds a representation as good to it as the compressed one: it is told so.
