@@ -55,7 +55,6 @@ const PRUNE_EVERY_MS = 3_600_000;
 const ANSWER_MS = 1000;
 
 function describe(error: unknown): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return 'no answer within the time a request may take';
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
@@ -125,7 +124,8 @@ export class WebhookCourier {
     let taken: TakenEndpoint[];
     try {
       const take = { owner: this.leases.owner, now, leaseUntil: this.leases.until(now), limit };
-      const due = await findDueEndpoints(this.db, take);
+      // This process's own leases count as free to it: those it is delivering to now are left alone.
+      const due = (await findDueEndpoints(this.db, { ...take, limit: limit + this.running.size })).filter((id) => !this.running.has(id)).slice(0, limit);
       taken = due.length === 0 ? [] : await this.db.transaction((tx) => takeEndpoints(tx, due, take));
     } catch (error) {
       this.events.onDatabaseError?.(error);
@@ -155,7 +155,9 @@ export class WebhookCourier {
     const id = eventId(endpoint.customer, version);
     const body = JSON.stringify(catalogueEvent(endpoint.customer, committed, this.settings.tags));
     const timestamp = Math.floor(Date.now() / 1000);
-    const signal = AbortSignal.any([AbortSignal.timeout(this.settings.requestTimeoutMs ?? 15_000), this.stopping.signal]);
+    const timeoutMs = this.settings.requestTimeoutMs ?? 15_000;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([deadline, this.stopping.signal]);
     let answer: IncomingMessage | undefined;
     let failure: string | undefined;
     try {
@@ -173,7 +175,7 @@ export class WebhookCourier {
       });
       await this.letGo(answer);
     } catch (error) {
-      failure = describe(error);
+      failure = deadline.aborted ? `no answer within ${timeoutMs / 1000} s` : describe(error);
     }
     // Stopping: nothing is recorded, and the change is sent again by the next process to take the endpoint.
     if (this.stopping.signal.aborted) return;
