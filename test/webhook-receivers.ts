@@ -26,15 +26,14 @@ export class Receivers {
   private constructor(readonly origin: string) {}
 
   static async start(): Promise<Receivers> {
-    let receivers: Receivers | undefined;
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => (receivers as Receivers).answer(request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8'), response));
+      request.on('end', () => receivers.answer(request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8'), response));
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    receivers = new Receivers(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const receivers = new Receivers(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     atEnd(async () => {
       server.closeAllConnections();
       server.close();
