@@ -48,6 +48,11 @@ export interface CourierEvents {
 
 /** Longest the courier sleeps without looking whether a delivery is due. */
 const LONGEST_SLEEP_MS = 1000;
+/**
+ * How long the courier gathers the commits it is told of before it looks for what is due: many
+ * cinemas' changes are then taken in one transaction rather than one each.
+ */
+const GATHER_MS = 100;
 /** How long a process holds an endpoint without renewing (it renews while it delivers): how long the endpoints of a process that died wait. */
 const LEASE_MS = 10_000;
 const PRUNE_EVERY_MS = 3_600_000;
@@ -79,8 +84,14 @@ export class WebhookCourier {
   /** Delivers until stopped; resolves once the deliveries under way have ended and the leases are given up. */
   async run(): Promise<void> {
     this.leases.start(() => this.running.size > 0);
-    // A change committed anywhere wakes the courier at once, where the database tells.
-    this.subscription = followCatalogueChanges(this.db, () => this.wake());
+    // A change committed anywhere wakes the courier, where the database tells, once the commits of a moment are gathered.
+    let gathering: NodeJS.Timeout | undefined;
+    this.subscription = followCatalogueChanges(this.db, () => {
+      gathering ??= setTimeout(() => {
+        gathering = undefined;
+        this.wake();
+      }, GATHER_MS);
+    });
     try {
       while (!this.stopping.signal.aborted) {
         await this.prune();
@@ -88,6 +99,7 @@ export class WebhookCourier {
         await this.sleep();
       }
     } finally {
+      clearTimeout(gathering);
       await this.subscription?.close();
       await Promise.all(this.running.values());
       await this.leases.stop();
