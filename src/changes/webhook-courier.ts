@@ -56,7 +56,7 @@ const GATHER_MS = 100;
 /** How long a process holds an endpoint without renewing (it renews while it delivers): how long the endpoints of a process that died wait. */
 const LEASE_MS = 10_000;
 const PRUNE_EVERY_MS = 3_600_000;
-/** The most of an answer's body read, to be let go: a receiver's answer is not read. */
+/** How long the rest of an answer is read, to close its connection: what a receiver says beyond its status is not used. */
 const ANSWER_MS = 1000;
 
 function describe(error: unknown): string {
