@@ -66,6 +66,7 @@ before(async () => {
   await addEndpoint('/hanging', receivers.at('/hanging', () => 'hold'));
   await addEndpoint('/gone', receivers.at('/gone', () => ({ status: 410 })));
   await addEndpoint('/limited', receivers.at('/limited', (index) => (index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : { status: 200 })));
+  await addEndpoint('/moved', receivers.at('/moved', () => ({ status: 307, headers: { location: receivers.at('/elsewhere', () => ({ status: 200 })) } })));
   for (const title of ['Nosferatu (restored)', 'Nosferatu (4K)', 'Nosferatu']) await retitle(title);
   const settings = resolveSettings(SERVE_COMMAND.settings, { database, port: '0', 'log-level': 'silent', 'webhook-target': [`${receivers.origin}/`] });
   server = await startServer({
@@ -129,6 +130,13 @@ test('429 is tried again after its Retry-After, not the schedule; 410 disables t
   const endpoints = await cliJson<{ id: number; url: string; enabled: boolean; disabledReason: string | null }[]>(['webhook', 'list']);
   const gone = endpoints.find((endpoint) => endpoint.url.endsWith('/gone'));
   assert.deepEqual([gone?.enabled, gone?.disabledReason], [false, 'the endpoint answered 410 Gone']);
+});
+
+test('a redirect is not followed: it fails, and is tried again at the same URL', async () => {
+  await waitFor(() => receivers.to('/moved').length >= 2, 60_000);
+  assert.deepEqual(receivers.to('/elsewhere'), []);
+  const [latest] = await cliJson<{ status: number; error: string }[]>(['webhook', 'deliveries', '7']);
+  assert.deepEqual([latest?.status, latest?.error], [307, 'answered 307: redirects are not followed']);
 });
 
 test('an endpoint that never answers is given up on each try at the deadline, and disabled once the schedule is spent', async () => {
