@@ -98,6 +98,10 @@ test('each answer names its customer, without its key, and the kinds it reads', 
   assert.deepEqual(await tagsOf('/v1/websession'), [customer, `${customer}-sessions`, `${customer}-site`]);
   const everything = ['films', 'packages', 'sessions', 'screens', 'attributes', 'site'].map((kind) => `${customer}-${kind}`);
   assert.deepEqual(await tagsOf('/programme'), [customer, ...everything]);
+  // A film not found is found once a change of films adds it: the 404 names films too.
+  const missing = await fetch(`${server.url}/v4/film/NOT-YET`);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get('surrogate-key'), `${customer} ${customer}-films`);
   // A 304 carries them too, as a CDN revalidating keeps them.
   const first = await fetch(`${server.url}/v1/site`);
   const revalidated = await fetch(`${server.url}/v1/site`, { headers: { 'if-none-match': first.headers.get('etag') ?? '' } });
