@@ -59,7 +59,7 @@ export interface ServeOptions {
   readonly seedFiles: readonly string[];
   /** Move the seed's sessions by whole days so that the first falls on the day of seeding. */
   readonly seedToday?: boolean;
-  /** Shorter waits between a webhook's tries than the contract's: for tests only, which must not wait hours. */
+  /** Shorter waits between a webhook's tries, and a shorter deadline for each, than the contract's: for tests only, which must not wait hours. */
   readonly webhookTimings?: Pick<CourierSettings, 'schedule' | 'requestTimeoutMs'>;
 }
 
