@@ -18,7 +18,7 @@ import { AddressRule } from '../outbound/address-rule.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
-import { loadCacheTagKey } from '../store/webhook-repository.js';
+import { loadCacheTagKey } from '../store/cache-tag-key.js';
 import { GracefulClose } from './graceful-close.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';

@@ -3,7 +3,6 @@
  * function takes the database or the transaction it works in. Times are milliseconds since the
  * epoch here, ISO 8601 text in the database.
  */
-import { randomBytes } from 'node:crypto';
 import type { TryOutcome } from '../changes/retry-schedule.js';
 import { leaseFree, stamp } from './leases.js';
 import type { SqlClient } from './sql-client.js';
@@ -255,15 +254,4 @@ export async function pruneChanges(tx: SqlClient, before: number): Promise<void>
 export async function oldestKeptChange(db: SqlClient, customer: string): Promise<number | undefined> {
   const [row] = await db.query<{ version: number | null }>('SELECT MIN(version) AS version FROM catalogue_change WHERE customer = ?', [customer]);
   return row?.version === null || row?.version === undefined ? undefined : Number(row.version);
-}
-
-/** The key of the cache tags' digests, made by the first process that asks for it. */
-export async function loadCacheTagKey(db: SqlClient): Promise<string> {
-  const [found] = await db.query<{ secret: string }>('SELECT secret FROM cache_tag_key WHERE singleton = 1');
-  if (found !== undefined) return found.secret;
-  return db.transaction(async (tx) => {
-    await tx.execute('INSERT INTO cache_tag_key (singleton, secret) VALUES (1, ?) ON CONFLICT (singleton) DO NOTHING', [randomBytes(32).toString('base64url')]);
-    const [row] = await tx.query<{ secret: string }>('SELECT secret FROM cache_tag_key WHERE singleton = 1');
-    return (row as { secret: string }).secret;
-  });
 }
