@@ -46,6 +46,18 @@ export interface CourierEvents {
   readonly onDatabaseError?: (error: unknown) => void;
 }
 
+/** How the deliveries of a server have gone since it started, for /metrics. */
+export interface WebhookStatistics {
+  /** Tries recorded, by how they ended. */
+  readonly tries: { readonly delivered: number; readonly failed: number; readonly disabled: number };
+  /** Deliveries under way now. */
+  readonly inFlight: number;
+}
+
+export interface WebhookMonitor {
+  statistics(): WebhookStatistics;
+}
+
 /** Longest the courier sleeps without looking whether a delivery is due. */
 const LONGEST_SLEEP_MS = 1000;
 /**
@@ -65,8 +77,9 @@ function describe(error: unknown): string {
   return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
-export class WebhookCourier {
+export class WebhookCourier implements WebhookMonitor {
   private readonly leases: LeaseKeeper;
+  private readonly tries = { delivered: 0, failed: 0, disabled: 0 };
   private readonly running = new Map<number, Promise<void>>();
   private readonly stopping = new AbortController();
   private wake: () => void = () => {};
@@ -104,6 +117,10 @@ export class WebhookCourier {
       await Promise.all(this.running.values());
       await this.leases.stop();
     }
+  }
+
+  statistics(): WebhookStatistics {
+    return { tries: { ...this.tries }, inFlight: this.running.size };
   }
 
   /** Stops taking endpoints and ends the requests under way, recording nothing of them: they are sent again. */
@@ -195,6 +212,7 @@ export class WebhookCourier {
     const outcome = tryOutcome({ status: answer?.statusCode ?? null, retryAfter: answer?.headers['retry-after'], error: failure }, endpoint, now, this.settings.schedule ?? SCHEDULE);
     const recorded = await this.db.transaction((tx) => recordTry(tx, endpoint, this.leases.owner, version, now, outcome));
     if (!recorded) return;
+    this.tries[outcome.kind] += 1;
     if (outcome.kind === 'delivered') this.events.onDelivered?.(endpoint.id, version, outcome.status);
     else if (outcome.kind === 'failed') this.events.onFailed?.(endpoint.id, version, outcome.error ?? `answered ${outcome.status}`, outcome.nextAt - now);
     else this.events.onDisabled?.(endpoint.id, outcome.reason);

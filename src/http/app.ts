@@ -9,6 +9,7 @@ import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, typ
 import type { Logger } from 'pino';
 import type { CacheTags } from '../changes/cache-tags.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
+import type { WebhookMonitor } from '../changes/webhook-courier.js';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
 import { pathOf } from '../observability/logger.js';
@@ -68,6 +69,8 @@ export interface AppOptions {
   readonly cacheTags?: CacheTags;
   /** The change feed, `/changes`; not served when absent. */
   readonly changes?: ChangeFeed;
+  /** The webhook deliveries of the server, for /metrics; none when absent. */
+  readonly webhooks?: WebhookMonitor;
 }
 
 export const DEFAULT_PROGRAMME_CACHE_CONTROL = 'public, max-age=60';
@@ -117,7 +120,7 @@ function nothingAt(policy: AccessPolicy, request: FastifyRequest, reply: Fastify
 export function buildApp(options: AppOptions): FastifyInstance {
   const xmlNamespace = options.xmlNamespace ?? DEFAULT_XML_NAMESPACE;
   const now = options.now ?? Date.now;
-  const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false });
+  const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false, webhooks: options.webhooks });
   const policy: AccessPolicy = {
     tokens: options.tokens,
     limiter: options.rateLimit && new RateLimiter(options.rateLimit),

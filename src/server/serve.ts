@@ -121,6 +121,16 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
     if (set.open) app.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
     else app.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
   });
+  const courier = new WebhookCourier(
+    db,
+    { rule: new AddressRule({ prefixes: settings.webhookTarget, onlyPrefixes: false, flag: '--webhook-target' }), tags, retentionMs: settings.changeRetention, ...webhookTimings },
+    {
+      onDelivered: (webhook, version, status) => app.log.debug({ webhook, version, status }, 'webhook delivered'),
+      onFailed: (webhook, version, failure, nextInMs) => app.log.warn({ webhook, version, failure, nextInSeconds: Math.round(nextInMs / 1000) }, 'webhook delivery failed'),
+      onDisabled: (webhook, reason) => app.log.warn({ webhook, reason }, 'webhook endpoint disabled'),
+      onDatabaseError: (error) => app.log.warn({ err: error }, 'webhook deliveries: the database did not answer'),
+    },
+  );
   const app = buildApp({
     catalogues: live,
     tokens,
@@ -137,17 +147,8 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
     limits: settings,
     cacheTags: tags,
     changes: new StoredChangeFeed(db, tags),
+    webhooks: courier,
   });
-  const courier = new WebhookCourier(
-    db,
-    { rule: new AddressRule({ prefixes: settings.webhookTarget, onlyPrefixes: false, flag: '--webhook-target' }), tags, retentionMs: settings.changeRetention, ...webhookTimings },
-    {
-      onDelivered: (webhook, version, status) => app.log.debug({ webhook, version, status }, 'webhook delivered'),
-      onFailed: (webhook, version, failure, nextInMs) => app.log.warn({ webhook, version, failure, nextInSeconds: Math.round(nextInMs / 1000) }, 'webhook delivery failed'),
-      onDisabled: (webhook, reason) => app.log.warn({ webhook, reason }, 'webhook endpoint disabled'),
-      onDatabaseError: (error) => app.log.warn({ err: error }, 'webhook deliveries: the database did not answer'),
-    },
-  );
   let delivering: Promise<void> | undefined;
   const stopDelivering = async (): Promise<void> => {
     courier.stop();
