@@ -25,7 +25,8 @@
  * with many customers instead (scale.ts); with `--imports`, a
  * server answering while imports make it read its catalogue again (imports.ts); with `--sync`, one
  * sync process mirroring many cinemas (sync.ts); with `--changes`, what one small change costs a
- * server holding a cinema (changes.ts).
+ * server holding a cinema (changes.ts); with `--webhooks`, a server delivering the webhooks of
+ * many cinemas that change once a minute (webhooks.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -65,6 +66,7 @@ import { benchChanges } from './changes.js';
 import { benchImports } from './imports.js';
 import { benchScale } from './scale.js';
 import { benchSync } from './sync.js';
+import { benchWebhooks } from './webhooks.js';
 
 const PLAIN_APP = join(ROOT, 'dist', 'bench', 'plain-fastify-app.js');
 
@@ -108,6 +110,11 @@ const { values: options } = parseArgs({
     'sync-minutes': { type: 'string', default: '5' },
     'sync-concurrency': { type: 'string', default: '8' },
     'sync-per-host': { type: 'string', default: '8' },
+    webhooks: { type: 'boolean', default: false },
+    'webhooks-cinemas': { type: 'string', default: '1000' },
+    'webhooks-minutes': { type: 'string', default: '2' },
+    'webhooks-database': { type: 'string' },
+    'webhooks-baseline': { type: 'boolean', default: false },
   },
 });
 const ROUNDS: Rounds = { duration: Number(options.duration), rounds: Number(options.rounds), connections: Number(options.connections) };
@@ -254,6 +261,13 @@ async function main(): Promise<void> {
 
 if (options.changes) {
   await benchChanges({ changes: Number(options['changes-count']), postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'] });
+} else if (options.webhooks) {
+  await benchWebhooks({
+    cinemas: Number(options['webhooks-cinemas']),
+    minutes: Number(options['webhooks-minutes']),
+    database: options['webhooks-database'],
+    baseline: options['webhooks-baseline'],
+  });
 } else if (options.sync) {
   await benchSync({
     customers: Number(options['sync-customers']),

@@ -88,6 +88,22 @@ function byteSize(text: string): ByteSize {
   return { bytes, text: text.trim() };
 }
 
+/** A length of time as written, such as `7d`, `12h`, `30m` or `90s`, in milliseconds. */
+function duration(text: string): number {
+  const match = /^(\d{1,9})(s|m|h|d)$/.exec(text.trim());
+  const unit = match ? { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'] : 0;
+  const ms = match ? Number(match[1]) * unit : 0;
+  if (ms < 1000 || !Number.isSafeInteger(ms)) throw new Error('must be a length of time such as 7d, 12h, 30m or 90s');
+  return ms;
+}
+
+/** The start of URLs that an operator allows: an absolute http or https URL. */
+function urlPrefix(text: string): string {
+  const url = URL.parse(text);
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new Error('must be the start of an http or https URL, such as http://10.0.0.5:8000/hooks/');
+  return text;
+}
+
 function databaseSpec(text: string): DatabaseSpec {
   try {
     return parseDatabaseSpec(text);
@@ -345,6 +361,24 @@ export const SETTINGS = {
     description: 'most temporary space the syncs of one process take at once: fewer run at once than --concurrency if need be',
     defaultText: '512MiB',
     parse: byteSize,
+  },
+  webhookTarget: {
+    flag: 'webhook-target',
+    env: 'MARQUEE_WEBHOOK_TARGETS',
+    valueName: 'PREFIX',
+    description:
+      'the start of webhook URLs that may reach any address, such as http://10.0.0.5:8000/hooks/ (others must be public); repeatable (the variable takes a comma-separated list)',
+    defaultText: '',
+    parse: urlPrefix,
+    multiple: true,
+  },
+  changeRetention: {
+    flag: 'change-retention',
+    env: 'MARQUEE_CHANGE_RETENTION',
+    valueName: 'TIME',
+    description: 'how long each change is kept for /changes and webhook retries, such as 7d or 12h',
+    defaultText: '7d',
+    parse: duration,
   },
 } as const satisfies Record<string, Setting<unknown>>;
 

@@ -119,7 +119,7 @@ describe('/openapi.json', () => {
     for (const path of Object.keys(CATALOGUE_OPERATIONS)) {
       const { responses, security, parameters } = operation(path);
       assert.deepEqual(Object.keys(responses['200']?.content ?? {}), REPRESENTATIONS, path);
-      assert.deepEqual(Object.keys(responses['200']?.headers ?? {}), ['ETag', 'Cache-Control', 'Vary'], path);
+      assert.deepEqual(Object.keys(responses['200']?.headers ?? {}), ['ETag', 'Cache-Control', 'Vary', 'Surrogate-Key', 'Cache-Tag'], path);
       assert.equal(responses['304']?.content, undefined, `${path}: 304 has no body`);
       for (const status of answersNotFound(path) ? ['401', '404', '429'] : ['401', '429']) {
         assert.deepEqual(Object.keys(responses[status]?.content ?? {}), PROBLEMS, `${path} ${status}`);

@@ -19,6 +19,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   sync: async () => (await import('./sync-command.js')).runSync,
   token: async () => (await import('./token-command.js')).runToken,
   access: async () => (await import('./access-command.js')).runAccess,
+  webhook: async () => (await import('./webhook-command.js')).runWebhook,
 };
 
 const USAGE = `Usage: marquee <command> [options]
@@ -30,6 +31,7 @@ Commands:
   sync      mirror Veezi-compatible APIs, one or many; sync status shows how it goes
   token     issue, list and revoke access tokens
   access    show and correct how attributes read as access terms (captioned, relaxed…)
+  webhook   add, list and remove the endpoints told of each change, and see their deliveries
 
 Run 'marquee <command> --help' for a command's options.`;
 

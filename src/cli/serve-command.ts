@@ -9,6 +9,7 @@ export const SERVE_COMMAND: CommandSpec = {
   summary:
     'Serves the catalogue API: GET /v4/film, /v1/film, /v1/filmpackage, /v1/screen, /v1/attribute, /v1/session,\n' +
     '/v1/websession (each also by /{id}) and /v1/site; the programme: /programme, /programme.ics, /programme.jsonld;\n' +
+    'the change feed /changes, and webhooks to the endpoints of `marquee webhook add`;\n' +
     'and for operators /healthz, /readyz, /metrics, /openapi.json and /docs. Logs are JSON lines on standard output.',
   settings: [
     'database',
@@ -36,6 +37,8 @@ export const SERVE_COMMAND: CommandSpec = {
     'maxRequestsPerSocket',
     'maxHeaderSize',
     'shutdownTimeout',
+    'webhookTarget',
+    'changeRetention',
   ],
   flags: {
     seed: { type: 'string', description: 'FILE or DIR imported when the default catalogue has never been loaded' },

@@ -7,6 +7,9 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { CacheTags } from '../changes/cache-tags.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
+import type { WebhookMonitor } from '../changes/webhook-courier.js';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
 import { pathOf } from '../observability/logger.js';
@@ -18,6 +21,7 @@ import { HttpError, notFound, quote } from './http-error.js';
 import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
 import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
+import { registerChangeRoutes } from './routes/change-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
 import { registerShowtimesRoutes } from './routes/showtimes-routes.js';
 import { registerWhatsOnRoutes } from './routes/whats-on-routes.js';
@@ -61,6 +65,12 @@ export interface AppOptions {
   readonly limits?: ConnectionLimits;
   /** The time now, in milliseconds since the epoch; the system clock when absent. */
   readonly now?: () => number;
+  /** The cache tags of catalogue and programme answers; none when absent. */
+  readonly cacheTags?: CacheTags;
+  /** The change feed, `/changes`; not served when absent. */
+  readonly changes?: ChangeFeed;
+  /** The webhook deliveries of the server, for /metrics; none when absent. */
+  readonly webhooks?: WebhookMonitor;
 }
 
 export const DEFAULT_PROGRAMME_CACHE_CONTROL = 'public, max-age=60';
@@ -110,7 +120,7 @@ function nothingAt(policy: AccessPolicy, request: FastifyRequest, reply: Fastify
 export function buildApp(options: AppOptions): FastifyInstance {
   const xmlNamespace = options.xmlNamespace ?? DEFAULT_XML_NAMESPACE;
   const now = options.now ?? Date.now;
-  const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false });
+  const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false, webhooks: options.webhooks });
   const policy: AccessPolicy = {
     tokens: options.tokens,
     limiter: options.rateLimit && new RateLimiter(options.rateLimit),
@@ -153,6 +163,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // No route reads a request body, so none is parsed or refused for its media type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  app.decorate('cacheTags', options.cacheTags);
   app.decorateRequest('customer', '');
   app.decorateRequest('publishable', false);
   // Set by the access step, as the customer is; a list cannot be every request's shared default.
@@ -185,6 +196,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     };
     registerShowtimesRoutes(routes, programme);
     registerWhatsOnRoutes(routes, programme);
+    if (options.changes !== undefined) registerChangeRoutes(routes, { changes: options.changes, access: accessHook(policy, 'catalogue') });
     registerOperationsRoutes(routes, { catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });

@@ -3,6 +3,8 @@
  * and coding, with its ETag (or 304 when the client has it), and a problem (RFC 9457).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChangeKind } from '../catalogue/catalogue-change.js';
+import type { CacheTags } from '../changes/cache-tags.js';
 import type { Representation, Representations } from '../formats/representation.js';
 import { negotiateEncoding } from './accept-encoding.js';
 import type { Problem } from './http-error.js';
@@ -15,6 +17,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route answers a page: its problems are pages too, to a request that prefers HTML. */
     page?: true;
+    /** The kinds of record the route's answers are made of, which its cache tags name. */
+    reads?: readonly ChangeKind[];
+  }
+  interface FastifyInstance {
+    /** The cache tags of the answers; none are sent where absent. */
+    cacheTags: CacheTags | undefined;
   }
 }
 
@@ -64,6 +72,7 @@ function send(
   const varyOn = representation.compressible ? varies.compressible : varies.plain;
   if (varyOn !== undefined) vary(reply, varyOn);
   reply.header('cache-control', cacheControl);
+  nameCacheTags(request, reply);
   const ifNoneMatch = request.headers['if-none-match'];
   // A client holding the body uncompressed, as a large one goes out until its compressed forms
   // are made, holds a representation as good to it as the compressed one: it is told so.
@@ -73,10 +82,18 @@ function send(
   return reply.header('etag', etag).header('content-type', contentType).send(body);
 }
 
+/** The cache tags of an answer made of the kinds its route reads (CONTRACT §14): its customer, and each kind. */
+function nameCacheTags(request: FastifyRequest, reply: FastifyReply): void {
+  const { reads } = request.routeOptions.config;
+  if (reads !== undefined && request.server.cacheTags !== undefined) reply.headers(request.server.cacheTags.answerHeaders(request.customer, reads));
+}
+
 /** A problem in the format the request negotiated; on a page's route, a page to a request that prefers HTML, as a browser's does. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
   vary(reply, 'Accept');
   reply.code(problem.status).headers(problem.headers);
+  // A record not found is found once a change adds it: a CDN that keeps the 404 purges it with the record's kind.
+  if (problem.status === 404) nameCacheTags(request, reply);
   if (prefersHtml(request) && request.routeOptions.config.page === true) {
     return reply.header('content-security-policy', PROBLEM_PAGE_POLICY).header('content-type', PAGE_CONTENT_TYPE).send(problemPage(problem));
   }

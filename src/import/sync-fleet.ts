@@ -14,8 +14,8 @@
  * `perHost` to one host, each sync reads its lists one after the other, every request has a
  * deadline, and a sync that failed waits for its next try with no slot held.
  */
-import { randomUUID } from 'node:crypto';
 import { formatProblem } from '../catalogue/problems.js';
+import { LeaseKeeper } from '../store/leases.js';
 import { LockTimeoutError, type SqlClient } from '../store/sql-client.js';
 import {
   claimCustomer,
@@ -26,8 +26,6 @@ import {
   makeDue,
   recordFailure,
   recordSuccess,
-  releaseLeases,
-  renewLeases,
   type NextDue,
   type SyncState,
 } from '../store/sync-repository.js';
@@ -94,8 +92,8 @@ function isTransient(error: unknown): boolean {
 }
 
 export class SyncFleet {
-  /** This process, as leases name it. */
-  private readonly owner = randomUUID();
+  /** The customers this process syncs, as leases hold them. */
+  private readonly leases: LeaseKeeper;
   private upstreams = new Map<string, Upstream>();
   /** When each customer is next due, as far as this process knows; the database decides. */
   private readonly due = new Map<string, number>();
@@ -112,11 +110,9 @@ export class SyncFleet {
     private readonly db: SqlClient,
     private readonly settings: FleetSettings,
     private readonly events: FleetEvents = {},
-  ) {}
-
-  /** How long a process holds a customer without renewing: at most one sessions interval. */
-  private get leaseMs(): number {
-    return Math.min(LONGEST_LEASE_MS, this.settings.sessionsEveryMs);
+  ) {
+    // A process holds a customer without renewing for at most one sessions interval.
+    this.leases = new LeaseKeeper(db, 'sync_state', Math.min(LONGEST_LEASE_MS, settings.sessionsEveryMs), (error) => this.events.onDatabaseError?.(error));
   }
 
   private get once(): boolean {
@@ -156,19 +152,15 @@ export class SyncFleet {
    * for good. Resolves when every sync under way has ended and the leases are given up.
    */
   async run(): Promise<void> {
-    const renewal = setInterval(() => {
-      if (this.running.size === 0) return;
-      this.db.transaction((tx) => renewLeases(tx, this.owner, Date.now() + this.leaseMs)).catch((error: unknown) => this.events.onDatabaseError?.(error));
-    }, this.leaseMs / 3);
+    this.leases.start(() => this.running.size > 0);
     try {
       while (!this.stopping.signal.aborted && !(this.once && this.ended.size >= this.upstreams.size)) {
         await this.startDue();
         await this.sleep();
       }
     } finally {
-      clearInterval(renewal);
       await Promise.all(this.running.values());
-      await this.db.transaction((tx) => releaseLeases(tx, this.owner)).catch((error: unknown) => this.events.onDatabaseError?.(error));
+      await this.leases.stop();
     }
   }
 
@@ -217,7 +209,7 @@ export class SyncFleet {
       chosen.push(upstream);
     }
     if (chosen.length === 0) return;
-    const claim = { owner: this.owner, now, leaseUntil: now + this.leaseMs, due: this.once ? 'now' : 'when due' } as const;
+    const claim = { owner: this.leases.owner, now, leaseUntil: this.leases.until(now), due: this.once ? 'now' : 'when due' } as const;
     let claims: { upstream: Upstream; claimed: SyncState | undefined; found: SyncState | undefined }[];
     try {
       claims = await this.db.transaction(async (tx) => {
@@ -277,7 +269,7 @@ export class SyncFleet {
         signal: this.stopping.signal,
         record: async (tx, taken) => {
           const success = { at: Date.now(), full: taken.full, changed: taken.result?.written === true, etags: taken.etags, catalogueVersion: taken.catalogueVersion };
-          if (!(await recordSuccess(tx, customer, this.owner, { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
+          if (!(await recordSuccess(tx, customer, this.leases.owner, { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
         },
       });
       // As recorded: the schedule follows from its arguments alone, and the outcome is the one recorded.
@@ -316,7 +308,7 @@ export class SyncFleet {
       : { dueAt: Math.max(regular.dueAt, now + retryAfterMs), catalogueDueAt: regular.catalogueDueAt };
     const reason = describeFailure(error);
     try {
-      await this.db.transaction((tx) => recordFailure(tx, customer, this.owner, { ...next, error: reason }));
+      await this.db.transaction((tx) => recordFailure(tx, customer, this.leases.owner, { ...next, error: reason }));
     } catch (databaseError) {
       this.events.onDatabaseError?.(databaseError);
     }

@@ -7,6 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PACKAGE_VERSION } from '../package-version.js';
+import type { WebhookMonitor } from '../changes/webhook-courier.js';
 import type { CatalogueMonitor, CatalogueStatistics, HeldCatalogue } from '../http/served-catalogues.js';
 
 /**
@@ -21,6 +22,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export interface MetricsOptions {
   /** Series per customer, labelled with its key; totals only when false. */
   readonly customerLabels: boolean;
+  /** The server's webhook deliveries; none where absent. */
+  readonly webhooks?: WebhookMonitor | undefined;
 }
 
 export class Metrics {
@@ -48,6 +51,7 @@ export class Metrics {
   constructor(catalogues: CatalogueMonitor, options: MetricsOptions) {
     collectDefaultMetrics({ register: this.registry });
     registerCatalogueMetrics(this.registry, catalogues, options);
+    if (options.webhooks !== undefined) registerWebhookMetrics(this.registry, options.webhooks);
   }
 
   get contentType(): string {
@@ -146,6 +150,27 @@ function registerCatalogueMetrics(registry: Registry, catalogues: CatalogueMonit
       for (const { customer, changedAt } of catalogues.statistics().held) {
         if (changedAt !== undefined) this.set({ customer }, Math.max(0, (now - changedAt.getTime()) / 1000));
       }
+    },
+  });
+}
+
+function registerWebhookMetrics(registry: Registry, webhooks: WebhookMonitor): void {
+  new Counter({
+    name: 'marquee_webhook_tries_total',
+    help: 'Tries of webhook deliveries this server recorded, by how they ended: delivered, failed (to be tried again) or disabled (the endpoint given up).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, count] of Object.entries(webhooks.statistics().tries)) this.inc({ outcome }, count);
+    },
+  });
+  new Gauge({
+    name: 'marquee_webhook_deliveries_in_flight',
+    help: 'Webhook deliveries under way now.',
+    registers: [registry],
+    collect() {
+      this.set(webhooks.statistics().inFlight);
     },
   });
 }

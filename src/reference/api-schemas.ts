@@ -183,6 +183,15 @@ const QUERYSTRING = Type.Object({
   ),
 });
 
+/** The cache tags of a catalogue or programme answer (CONTRACT §14), which a change's event names to purge it. */
+export const CACHE_TAG_HEADERS = {
+  'Surrogate-Key': {
+    type: 'string',
+    description: "Space-separated cache tags: one for the customer (a digest, never its key) and one for each kind of record the answer is made of (`…-films`, `…-sessions`, …). A `catalogue.changed` event's `tags` name those of the kinds it altered.",
+  },
+  'Cache-Tag': { type: 'string', description: 'The same tags as Surrogate-Key, comma-separated.' },
+};
+
 /** The request headers every answer with an ETag reads. */
 export const REVALIDATION_HEADERS = Type.Object({
   'If-None-Match': Type.Optional(Type.String({ description: 'ETags the client holds; when one is the current ETag the answer is 304 with no body.' })),
@@ -221,6 +230,7 @@ export function catalogueOperation(operation: CatalogueOperation): FastifySchema
           ETag: ETAG,
           'Cache-Control': { type: 'string', description: '`no-cache` unless the server is configured otherwise.' },
           Vary: { type: 'string', description: '`Accept`: the answer depends on it.' },
+          ...CACHE_TAG_HEADERS,
         },
         content: Object.fromEntries(REPRESENTATION_TYPES.map(([type, format]) => [type, representation(format)])),
       },

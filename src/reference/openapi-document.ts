@@ -36,6 +36,11 @@ export function registerOpenApi(app: FastifyInstance, xmlNamespace: string): voi
             'Marquee\'s own API for websites, calendars and search engines: the programme by cinema day and by film, in JSON, iCalendar and schema.org JSON-LD. ' +
             'Read with a publishable key (`marquee token create --public`), which reads nothing else and may sit in a web page.',
         },
+        {
+          name: 'Changes',
+          description:
+            'What changed, for sites built ahead of time, apps and CDNs: the change feed, and the `catalogue.changed` events that `marquee webhook add` endpoints receive, signed as Standard Webhooks v1. Every catalogue and programme answer names its cache tags in `Surrogate-Key` and `Cache-Tag`.',
+        },
         { name: 'Operations', description: 'Health, readiness, metrics and this document. Never behind a token.' },
       ],
       components: {

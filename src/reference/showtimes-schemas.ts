@@ -11,7 +11,7 @@ import { DEFAULT_DAYS, MAX_DAYS, MAX_VALUES, parseShowtimesQuery, SESSION_CHOICE
 import type { ShowtimesFormat } from '../showtimes/showtimes.js';
 import { NO_KEY, otherOrigin } from '../http/access.js';
 import { badParameter, NO_SITE } from '../http/http-error.js';
-import { notModified, problemDocumentation, REVALIDATION_HEADERS } from './api-schemas.js';
+import { CACHE_TAG_HEADERS, notModified, problemDocumentation, REVALIDATION_HEADERS } from './api-schemas.js';
 import { programmeExampleName } from './examples.js';
 
 const text = (description: string): TSchema => Type.String({ description });
@@ -231,6 +231,7 @@ const ANSWER_HEADERS = {
   'Cache-Control': { type: 'string', description: '`public, max-age=60` to a publishable key (`--programme-cache-control`); else as `--cache-control`.' },
   Vary: { type: 'string', description: 'What chooses the customer (the token headers; the key is in the URL), `Origin` and `Accept-Encoding`.' },
   'Access-Control-Allow-Origin': { type: 'string', description: '`*`: any page may read it.' },
+  ...CACHE_TAG_HEADERS,
 };
 
 const SECURITY = [{ ProgrammeKey: [] }, { VeeziAccessToken: [] }, { BearerToken: [] }];

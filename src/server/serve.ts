@@ -4,6 +4,9 @@
  * SIGTERM or SIGINT.
  */
 import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
+import { CacheTags } from '../changes/cache-tags.js';
+import { StoredChangeFeed } from '../changes/change-feed.js';
+import { WebhookCourier, type CourierSettings } from '../changes/webhook-courier.js';
 import type { Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
 import type { FastifyInstance } from 'fastify';
@@ -11,9 +14,11 @@ import { buildApp } from '../http/app.js';
 import { importFiles } from '../import/import-files.js';
 import { daysToToday } from '../import/seed-dates.js';
 import { createLogger } from '../observability/logger.js';
+import { AddressRule } from '../outbound/address-rule.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
+import { loadCacheTagKey } from '../store/cache-tag-key.js';
 import { GracefulClose } from './graceful-close.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
@@ -44,6 +49,8 @@ export type ServeSettings = Settings<
   | 'maxRequestsPerSocket'
   | 'maxHeaderSize'
   | 'shutdownTimeout'
+  | 'webhookTarget'
+  | 'changeRetention'
 >;
 
 export interface ServeOptions {
@@ -52,6 +59,8 @@ export interface ServeOptions {
   readonly seedFiles: readonly string[];
   /** Move the seed's sessions by whole days so that the first falls on the day of seeding. */
   readonly seedToday?: boolean;
+  /** Shorter waits between a webhook's tries, and a shorter deadline for each, than the contract's: for tests only, which must not wait hours. */
+  readonly webhookTimings?: Pick<CourierSettings, 'schedule' | 'requestTimeoutMs'>;
 }
 
 export interface RunningServer {
@@ -71,8 +80,12 @@ async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly 
   app.log.info({ films: result.films, packages: result.packages, sessions: result.sessions, sessionsMovedByDays: days, files }, 'seeded the empty catalogue');
 }
 
-export async function startServer({ settings, seedFiles, seedToday = false }: ServeOptions): Promise<RunningServer> {
+export async function startServer({ settings, seedFiles, seedToday = false, webhookTimings }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
+  const tags = new CacheTags(await loadCacheTagKey(db).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  }));
   let reads = db;
   if (settings.readDatabase !== undefined) {
     reads = await openDatabase(settings.readDatabase, { readOnly: true }).catch(async (error: unknown) => {
@@ -107,6 +120,16 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     if (set.open) app.log.warn(`no access token exists: the '${DEFAULT_CUSTOMER}' customer is served to anyone without a token until 'marquee token create' issues one`);
     else app.log.info({ tokens: set.size }, 'access tokens loaded: every API request needs one');
   });
+  const courier = new WebhookCourier(
+    db,
+    { rule: new AddressRule({ prefixes: settings.webhookTarget, onlyPrefixes: false, flag: '--webhook-target' }), tags, retentionMs: settings.changeRetention, ...webhookTimings },
+    {
+      onDelivered: (webhook, version, status) => app.log.debug({ webhook, version, status }, 'webhook delivered'),
+      onFailed: (webhook, version, failure, nextInMs) => app.log.warn({ webhook, version, failure, nextInSeconds: Math.round(nextInMs / 1000) }, 'webhook delivery failed'),
+      onDisabled: (webhook, reason) => app.log.warn({ webhook, reason }, 'webhook endpoint disabled'),
+      onDatabaseError: (error) => app.log.warn({ err: error }, 'webhook deliveries: the database did not answer'),
+    },
+  );
   const app = buildApp({
     catalogues: live,
     tokens,
@@ -121,7 +144,15 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     requestLog: settings.requestLog,
     logger: createLogger({ level: settings.logLevel }),
     limits: settings,
+    cacheTags: tags,
+    changes: new StoredChangeFeed(db, tags),
+    webhooks: courier,
   });
+  let delivering: Promise<void> | undefined;
+  const stopDelivering = async (): Promise<void> => {
+    courier.stop();
+    await delivering;
+  };
   const graceful = new GracefulClose(app.server);
   // Before fastify closes the server: by then every connection has ended.
   app.addHook('preClose', () =>
@@ -148,6 +179,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
       else app.log.warn({ err: error }, `${action} failed`);
     });
     url = await app.listen({ port: settings.port, host: settings.host });
+    delivering = courier.run();
     // A new install (the demo, say) tells where its programme and its page are, to open them at once.
     if (tokens.open) {
       const calendar = `${url.replace(/^http/, 'webcal')}/programme.ics`;
@@ -155,6 +187,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
       app.log.info({ programme: `${url}/programme`, page, calendar }, `the programme is at ${url}/programme, its page at ${page}; subscribe to its calendar at ${calendar}`);
     }
   } catch (error) {
+    await stopDelivering();
     await live.stop();
     await tokens.stop();
     await app.close();
@@ -165,6 +198,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     app,
     url,
     async close() {
+      await stopDelivering();
       await live.stop();
       await app.close();
       try {

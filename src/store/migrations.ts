@@ -259,6 +259,44 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       version INTEGER NOT NULL
     )`,
   ],
+  [
+    // The endpoints that hear of each committed change (CONTRACT §14), with what each has been
+    // sent: every change up to delivered_version is delivered (or given up with the endpoint),
+    // and the next is tried at due_at, after `failures` failed tries. The secret signs each
+    // request, so it is kept as it is. A process delivering to an endpoint holds it by a lease,
+    // as a sync process holds a customer.
+    `CREATE TABLE webhook_endpoint (
+      id INTEGER PRIMARY KEY,
+      customer ${key} NOT NULL,
+      url TEXT NOT NULL,
+      label TEXT,
+      secret TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      delivered_version INTEGER NOT NULL,
+      due_at TEXT NOT NULL,
+      failures INTEGER NOT NULL,
+      failing_since TEXT,
+      disabled_at TEXT,
+      disabled_reason TEXT,
+      lease_owner TEXT,
+      lease_until TEXT
+    )`,
+    // Each try of each delivery, for `webhook deliveries`: kept as long as the changes are.
+    `CREATE TABLE webhook_delivery (
+      endpoint_id INTEGER NOT NULL,
+      version INTEGER NOT NULL,
+      attempt INTEGER NOT NULL,
+      attempted_at TEXT NOT NULL,
+      status INTEGER,
+      error TEXT,
+      next_at TEXT,
+      PRIMARY KEY (endpoint_id, version, attempt)
+    )`,
+    // The key of the digests that name customers in cache tags, one for every server of the database.
+    'CREATE TABLE cache_tag_key (singleton INTEGER PRIMARY KEY, secret TEXT NOT NULL)',
+    // Changes older than --change-retention are let go by when they were made.
+    'CREATE INDEX catalogue_change_changed_at ON catalogue_change (changed_at)',
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;

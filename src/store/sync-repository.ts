@@ -5,6 +5,7 @@
  * works in. Times are milliseconds since the epoch here, ISO 8601 text in the database.
  */
 import { insertRows } from './insert-rows.js';
+import { leaseFree, stamp } from './leases.js';
 import type { SqlClient, SqlValue } from './sql-client.js';
 
 export interface SyncState {
@@ -58,7 +59,6 @@ interface SyncStateRow {
   last_error: string | null;
 }
 
-const stamp = (ms: number): string => new Date(ms).toISOString();
 const time = (text: string): number => Date.parse(text);
 const timeOrNull = (text: string | null): number | null => (text === null ? null : Date.parse(text));
 
@@ -145,23 +145,14 @@ export interface Claim {
  */
 export async function claimCustomer(tx: SqlClient, customer: string, claim: Claim): Promise<SyncState | undefined> {
   const now = stamp(claim.now);
+  const free = leaseFree(claim.now, claim.owner);
   const [row] = await tx.query<SyncStateRow>(
     `UPDATE sync_state SET lease_owner = ?, lease_until = ?, attempted_at = ?
-     WHERE customer = ? AND (lease_until IS NULL OR lease_until <= ? OR lease_owner = ?) AND (due_at <= ? OR ? = 1)
+     WHERE customer = ? AND ${free.sql} AND (due_at <= ? OR ? = 1)
      RETURNING ${COLUMNS}`,
-    [claim.owner, stamp(claim.leaseUntil), now, customer, now, claim.owner, now, claim.due === 'now' ? 1 : 0],
+    [claim.owner, stamp(claim.leaseUntil), now, customer, ...free.params, now, claim.due === 'now' ? 1 : 0],
   );
   return row && stateFromRow(row);
-}
-
-/** Holds the customers `owner` syncs until `until`. */
-export async function renewLeases(tx: SqlClient, owner: string, until: number): Promise<void> {
-  await tx.execute('UPDATE sync_state SET lease_until = ? WHERE lease_owner = ?', [stamp(until), owner]);
-}
-
-/** Lets go of every customer `owner` holds, as its process stops. */
-export async function releaseLeases(tx: SqlClient, owner: string): Promise<void> {
-  await tx.execute('UPDATE sync_state SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?', [owner]);
 }
 
 /** When the customer's lists are next due, as a sync ends. */

@@ -6,6 +6,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { ChangeKind } from '../../catalogue/catalogue-change.js';
 import { MAX_INT32 } from '../../catalogue/model.js';
 import type { CollectionName, PublishedCatalogue } from '../../formats/published-catalogue.js';
 import type { Representations } from '../../formats/representation.js';
@@ -54,6 +55,8 @@ interface Resource {
   readonly operationIds: readonly [list: string, get: string];
   readonly listDescription: string;
   readonly id: 'text' | 'integer';
+  /** The kinds of record its answers are made of: what a change must alter for their bytes to change. */
+  readonly reads: readonly ChangeKind[];
   /** The published collection it answers from, if any: a customer's first request publishes it with the catalogue. */
   readonly collection?: CollectionName;
   readonly list: (catalogue: PublishedCatalogue, now: number) => Representations | Promise<Representations>;
@@ -73,6 +76,7 @@ function collection(name: CollectionName, resource: Omit<Resource, 'list' | 'fin
 const RESOURCES: readonly Resource[] = [
   collection('film', {
     path: '/v4/film',
+    reads: ['films'],
     tag: 'Films',
     shape: FILM_SHAPE,
     noun: 'film',
@@ -83,6 +87,7 @@ const RESOURCES: readonly Resource[] = [
   }),
   collection('filmV1', {
     path: '/v1/film',
+    reads: ['films'],
     tag: 'Films',
     shape: FILM_V1_SHAPE,
     noun: 'film',
@@ -93,6 +98,7 @@ const RESOURCES: readonly Resource[] = [
   }),
   collection('package', {
     path: '/v1/filmpackage',
+    reads: ['packages'],
     tag: 'Film packages',
     shape: PACKAGE_SHAPE,
     noun: 'film package',
@@ -103,6 +109,7 @@ const RESOURCES: readonly Resource[] = [
   }),
   collection('screen', {
     path: '/v1/screen',
+    reads: ['screens'],
     tag: 'Site',
     shape: SCREEN_SHAPE,
     noun: 'screen',
@@ -113,6 +120,7 @@ const RESOURCES: readonly Resource[] = [
   }),
   collection('attribute', {
     path: '/v1/attribute',
+    reads: ['attributes'],
     tag: 'Sessions',
     shape: ATTRIBUTE_SHAPE,
     noun: 'attribute',
@@ -123,6 +131,7 @@ const RESOURCES: readonly Resource[] = [
   }),
   collection('session', {
     path: '/v1/session',
+    reads: ['sessions'],
     tag: 'Sessions',
     shape: SESSION_SHAPE,
     noun: 'session',
@@ -133,6 +142,8 @@ const RESOURCES: readonly Resource[] = [
   }),
   {
     path: '/v1/websession',
+    // The site's time zone places each sales cut-off.
+    reads: ['sessions', 'site'],
     tag: 'Sessions',
     shape: WEB_SESSION_SHAPE,
     noun: 'session on sale',
@@ -152,9 +163,11 @@ const ID_SCHEMAS: Readonly<Record<Resource['id'], (noun: string) => TSchema>> = 
   integer: (noun) => Type.Integer({ minimum: 1, maximum: MAX_INT32, description: `The Id of the ${noun}, a decimal integer; anything else answers 404.` }),
 };
 
+const SITE_READS: readonly ChangeKind[] = ['site'];
+
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access, now }: CatalogueRouteOptions): void {
-  function route(url: string, schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: CollectionName): void {
-    app.get(url, { ...DOCUMENTATION_ONLY, schema, onRequest: access }, (request, reply) => answerFromCatalogue(catalogues, request, reply, answer, wanted));
+  function route(url: string, reads: readonly ChangeKind[], schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: CollectionName): void {
+    app.get(url, { ...DOCUMENTATION_ONLY, schema, config: { reads }, onRequest: access }, (request, reply) => answerFromCatalogue(catalogues, request, reply, answer, wanted));
     app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, onRequest: access, handler: refuseMethod });
   }
 
@@ -162,6 +175,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     const [listId, getId] = resource.operationIds;
     route(
       resource.path,
+      resource.reads,
       catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
       (catalogue, request, reply) => when(resource.list(catalogue, now()), (list) => sendRepresentation(request, reply, list, cacheControl)),
       resource.collection,
@@ -169,6 +183,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
     const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
     route(
       `${resource.path}/:id`,
+      resource.reads,
       catalogueOperation({
         operationId: getId,
         tag: resource.tag,
@@ -191,6 +206,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
 
   route(
     '/v1/site',
+    SITE_READS,
     catalogueOperation({
       operationId: 'getSite',
       tag: 'Site',

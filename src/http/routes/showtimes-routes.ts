@@ -7,6 +7,7 @@
  * these paths, from web pages of any origin (a key's own origins decide), and their answers may be
  * kept by shared caches.
  */
+import { CHANGE_KINDS } from '../../catalogue/catalogue-change.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod, FastifySchema, FastifyContextConfig } from 'fastify';
 import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showtimes-query.js';
 import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
@@ -38,6 +39,9 @@ export const SHOWTIMES_PATHS: readonly { readonly path: string; readonly format:
 
 /** The films coming soon: JSON, with no filter. */
 export const COMING_SOON_PATH = { path: '/programme/coming-soon', contentType: 'application/json; charset=utf-8' } as const;
+
+/** The programme is made of every kind of record: films and packages, their sessions, screens and attributes, and the site. */
+export const PROGRAMME_READS = CHANGE_KINDS;
 
 /**
  * The programme is made to be read by web pages: every answer, refusals included, may be read by
@@ -106,7 +110,7 @@ export function registerProgrammePath(app: FastifyInstance, access: onRequestHoo
 
 export function registerShowtimesRoutes(app: FastifyInstance, options: ShowtimesRouteOptions): void {
   // The answers' CORS are the programme's own: a global --cors-origin leaves them alone.
-  const config = { cors: false } as const;
+  const config = { cors: false, reads: PROGRAMME_READS } as const;
   for (const { path, format, contentType } of SHOWTIMES_PATHS) {
     const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
       answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendAnswer(request, reply, showtimes.answer(query, format, options.now()), contentType, cached));

@@ -12,7 +12,7 @@ import { parseEmbed } from '../../showtimes/showtimes-query.js';
 import { pageOperation } from '../../reference/showtimes-schemas.js';
 import { badParameter } from '../http-error.js';
 import { sendAnswer, sendProblem } from '../respond.js';
-import { answerFromShowtimes, registerProgrammePath, type ShowtimesRouteOptions } from './showtimes-routes.js';
+import { answerFromShowtimes, PROGRAMME_READS, registerProgrammePath, type ShowtimesRouteOptions } from './showtimes-routes.js';
 
 /** A file asked for with its current version never changes. */
 const VERSIONED_ASSET = 'public, max-age=31536000, immutable';
@@ -31,7 +31,7 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: PageAsse
 }
 
 export function registerWhatsOnRoutes(app: FastifyInstance, options: ShowtimesRouteOptions): void {
-  const config = { cors: false, page: true } as const;
+  const config = { cors: false, page: true, reads: PROGRAMME_READS } as const;
   const page = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
     const embed = parseEmbed(request.query as Record<string, unknown>);
     if (typeof embed !== 'boolean') return sendProblem(request, reply, badParameter(embed.parameter, embed.rule, embed.value));
