@@ -9,6 +9,8 @@ import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, typ
 import type { Logger } from 'pino';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
+import type { Images } from '../images/images.js';
+import { NO_PICTURES } from '../images/picture-directory.js';
 import { pathOf } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/request-log.js';
@@ -18,6 +20,7 @@ import { HttpError, notFound, quote } from './http-error.js';
 import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
 import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
+import { registerImageRoutes } from './routes/image-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
 import { registerShowtimesRoutes } from './routes/showtimes-routes.js';
 import { registerWhatsOnRoutes } from './routes/whats-on-routes.js';
@@ -61,6 +64,8 @@ export interface AppOptions {
   readonly limits?: ConnectionLimits;
   /** The time now, in milliseconds since the epoch; the system clock when absent. */
   readonly now?: () => number;
+  /** The pictures the catalogues name, served resized (CONTRACT §13); the programme names none when absent. */
+  readonly images?: Images;
 }
 
 export const DEFAULT_PROGRAMME_CACHE_CONTROL = 'public, max-age=60';
@@ -182,9 +187,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
       publicCacheControl: options.programmeCacheControl ?? DEFAULT_PROGRAMME_CACHE_CONTROL,
       access: accessHook(policy, 'programme'),
       now,
+      pictures: options.images ?? NO_PICTURES,
     };
     registerShowtimesRoutes(routes, programme);
     registerWhatsOnRoutes(routes, programme);
+    if (options.images !== undefined) registerImageRoutes(routes, options.images);
     registerOperationsRoutes(routes, { catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });

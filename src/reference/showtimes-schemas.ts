@@ -12,6 +12,7 @@ import { NO_KEY, otherOrigin } from '../http/access.js';
 import { badParameter, NO_SITE } from '../http/http-error.js';
 import { notModified, problemDocumentation, REVALIDATION_HEADERS } from './api-schemas.js';
 import { programmeExampleName } from './examples.js';
+import { featureImages, imageSchema } from './image-schemas.js';
 
 const text = (description: string): TSchema => Type.String({ description });
 const nullableText = (description: string): TSchema => Type.Union([Type.String(), Type.Null()], { description: `${description} Null when not known.` });
@@ -80,6 +81,7 @@ export function showtimesSchemas(): TSchema[] {
     posterThumbnail: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A thumbnail of the poster.' }),
     backdrop: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A backdrop image.' }),
     trailer: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A trailer video.' }),
+    images: featureImages(),
   });
   const sessions = Type.Array(Type.Ref('ProgrammeSession'), { description: 'Its sessions of the answer, by start.' });
   const film = Type.Object(
@@ -115,7 +117,7 @@ export function showtimesSchemas(): TSchema[] {
     },
     { $id: 'Programme', ...ID, description: 'The programme: the site, and its films and packages with their sessions.' },
   );
-  return [screen, attribute, site, session, film, filmPackage, programme];
+  return [screen, attribute, site, session, imageSchema(), film, filmPackage, programme];
 }
 
 const QUERYSTRING = Type.Object({

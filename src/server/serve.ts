@@ -8,6 +8,7 @@ import type { Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
+import { Images } from '../images/images.js';
 import { importFiles } from '../import/import-files.js';
 import { daysToToday } from '../import/seed-dates.js';
 import { createLogger } from '../observability/logger.js';
@@ -44,6 +45,10 @@ export type ServeSettings = Settings<
   | 'maxRequestsPerSocket'
   | 'maxHeaderSize'
   | 'shutdownTimeout'
+  | 'imageSources'
+  | 'imageTimeout'
+  | 'imageMaxBytes'
+  | 'imageCache'
 >;
 
 export interface ServeOptions {
@@ -52,6 +57,8 @@ export interface ServeOptions {
   readonly seedFiles: readonly string[];
   /** Move the seed's sessions by whole days so that the first falls on the day of seeding. */
   readonly seedToday?: boolean;
+  /** Pictures that came with the seed, as `DIR/HOST/PATH`, read from there rather than from their hosts. */
+  readonly seedPictures?: string | undefined;
 }
 
 export interface RunningServer {
@@ -64,6 +71,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How often a server looks for pictures other servers read, whose sizes its programme then gives. */
+const IMAGE_POLL_INTERVAL_MS = 2000;
+
 async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[], today: boolean): Promise<void> {
   if (files.length === 0 || (await loadCatalogueVersion(db, DEFAULT_CUSTOMER)) > 0) return;
   const days = today ? await daysToToday(files, Date.now()) : 0;
@@ -71,7 +81,7 @@ async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly 
   app.log.info({ films: result.films, packages: result.packages, sessions: result.sessions, sessionsMovedByDays: days, files }, 'seeded the empty catalogue');
 }
 
-export async function startServer({ settings, seedFiles, seedToday = false }: ServeOptions): Promise<RunningServer> {
+export async function startServer({ settings, seedFiles, seedToday = false, seedPictures }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
   let reads = db;
   if (settings.readDatabase !== undefined) {
@@ -84,6 +94,15 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     if (reads !== db) await reads.close();
     await db.close();
   };
+  // Pictures are kept on the primary, which every server writes to.
+  const images = await Images.open(
+    db,
+    { sources: settings.imageSources, timeoutMs: settings.imageTimeout, maxBytes: settings.imageMaxBytes.bytes, cacheBytes: settings.imageCache.bytes, seedPictures },
+    (url, error) => app.log.warn({ err: error, source: url.href }, 'a picture could not be read from its source'),
+  ).catch(async (error: unknown) => {
+    await closeDatabases();
+    throw error;
+  });
   const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
     budgetBytes: settings.cacheMemory.bytes,
     events: {
@@ -122,6 +141,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     requestLog: settings.requestLog,
     logger: createLogger({ level: settings.logLevel }),
     limits: settings,
+    images,
   });
   const graceful = new GracefulClose(app.server);
   // Before fastify closes the server: by then every connection has ended.
@@ -143,6 +163,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
         else app.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
       },
     });
+    images.watch(IMAGE_POLL_INTERVAL_MS, (error) => app.log.warn({ err: error }, 'looking for pictures read by other servers failed'));
     tokens.watch(settings.pollInterval, (error, action) => {
       // Expected while an import holds the database: what was not written is tried again.
       if (error instanceof DatabaseBusyError) app.log.debug({ err: error }, `${action} postponed`);
@@ -157,6 +178,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     }
   } catch (error) {
     await live.stop();
+    await images.stop();
     await tokens.stop();
     await app.close();
     await closeDatabases();
@@ -168,6 +190,7 @@ export async function startServer({ settings, seedFiles, seedToday = false }: Se
     async close() {
       await live.stop();
       await app.close();
+      await images.stop();
       try {
         // After the last request, so that its use is written too.
         await tokens.stop();

@@ -1,7 +1,8 @@
 /** `/programme`: Marquee's own JSON of a selection (CONTRACT §12), camelCase, in the contract's order. */
+import type { PictureDirectory } from '../images/picture-directory.js';
 import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
 
-function featureJson(feature: Feature, sessions: readonly ShownSession[]): object {
+function featureJson(feature: Feature, sessions: readonly ShownSession[], pictures: PictureDirectory): object {
   const common = {
     kind: feature.kind,
     id: feature.id,
@@ -15,6 +16,7 @@ function featureJson(feature: Feature, sessions: readonly ShownSession[]): objec
     posterThumbnail: feature.posterThumbnail,
     backdrop: feature.backdrop,
     trailer: feature.trailer,
+    images: { poster: pictures.describe(feature.pictures.poster), backdrop: pictures.describe(feature.pictures.backdrop) },
   };
   const members = feature.kind === 'film' ? { people: feature.people } : { films: feature.films.map((film) => ({ id: film.id, title: film.title })) };
   return { ...common, ...members, sessions: sessions.map(sessionJson) };
@@ -54,6 +56,6 @@ function siteJson(site: ShowtimesSite): object {
   };
 }
 
-export function showtimesJson({ site, from, days, features }: Selection): string {
-  return JSON.stringify({ site: siteJson(site), from, days, features: features.map(({ feature, sessions }: FeatureSessions) => featureJson(feature, sessions)) });
+export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory): string {
+  return JSON.stringify({ site: siteJson(site), from, days, features: features.map(({ feature, sessions }: FeatureSessions) => featureJson(feature, sessions, pictures)) });
 }

@@ -2,10 +2,12 @@
  * The programme's answers (CONTRACT §12) of one published catalogue, in each of its formats, and
  * its page. An answer is written on its first request and kept, with its ETag and compressed forms, until
  * the clock changes it: until a session in it reaches its sales cut-off, and, for the window
- * that starts today, until the day turns (today is then another day, and another answer). Only
- * the answers asked for lately are kept.
+ * that starts today, until the day turns (today is then another day, and another answer), and
+ * until a picture it names is read (its size is then known). Only the answers asked for lately
+ * are kept.
  */
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import type { PictureDirectory } from '../images/picture-directory.js';
 import type { HeldBytes } from '../formats/held-bytes.js';
 import { Representation } from '../formats/representation.js';
 import { showtimesCalendar } from './showtimes-calendar.js';
@@ -53,20 +55,21 @@ export class Showtimes {
     return new Showtimes(showings, snapshot.customer, snapshot.changedAt ?? new Date(0), held);
   }
 
-  /** The answer to `query` in `format` at `now`. */
-  answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number): Representation {
-    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format], (selection) => this.write(format, selection));
+  /** The answer to `query` in `format` at `now`, naming the pictures `pictures` serves. */
+  answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number, pictures: PictureDirectory): Representation {
+    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format, pictures.generation], (selection) => this.write(format, selection, pictures));
   }
 
   /**
    * The page of `query` (`/whats-on`) at `now`, for `visit`. Beside the selection, its bytes
    * depend on today (which days it calls today and tomorrow, which week it offers) and on the
-   * visit: the key its links carry, framed or not, and the address it was asked at.
+   * visit: the key its links carry, framed or not, and the address it was asked at; and on the
+   * pictures the programme knows.
    */
-  page(query: ShowtimesQuery, visit: PageVisit, now: number): Representation {
+  page(query: ShowtimesQuery, visit: PageVisit, now: number, pictures: PictureDirectory): Representation {
     const today = this.cinemaDay(now);
-    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin], (selection) =>
-      showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing }),
+    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin, pictures.generation], (selection) =>
+      showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing, pictures }),
     );
   }
 
@@ -114,10 +117,10 @@ export class Showtimes {
     return this.today.day;
   }
 
-  private write(format: ShowtimesFormat, selection: Selection): string {
-    if (format === 'json') return showtimesJson(selection);
+  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): string {
+    if (format === 'json') return showtimesJson(selection, pictures);
     if (format === 'calendar') return showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt });
-    return JSON.stringify(showtimesLinkedData(selection));
+    return JSON.stringify(showtimesLinkedData(selection, pictures));
   }
 
   private letGoOldest(): void {

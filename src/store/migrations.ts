@@ -242,6 +242,28 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       PRIMARY KEY (customer, version)
     )`,
   ],
+  [
+    // Secrets every server of the database shares, by name: `images` signs the pictures' URLs,
+    // so that each server hands out, and answers, the same ones.
+    `CREATE TABLE server_secret (
+      name ${key} PRIMARY KEY,
+      secret TEXT NOT NULL
+    )`,
+    // The pictures read from their sources (CONTRACT §13), by a digest of their URL: their size,
+    // whatever the content is let go to stay within --image-cache, and their bytes while kept.
+    // BYTEA is PostgreSQL's binary type; SQLite stores the bytes as given under any type name.
+    `CREATE TABLE image_source (
+      id ${key} PRIMARY KEY,
+      url TEXT NOT NULL,
+      width INTEGER NOT NULL,
+      height INTEGER NOT NULL,
+      transparent INTEGER NOT NULL,
+      bytes INTEGER NOT NULL,
+      content BYTEA,
+      read_at TEXT NOT NULL,
+      used_at TEXT NOT NULL
+    )`,
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;

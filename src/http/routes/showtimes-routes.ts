@@ -7,6 +7,8 @@
  * kept by shared caches.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod, FastifySchema, FastifyContextConfig } from 'fastify';
+import type { Representation } from '../../formats/representation.js';
+import type { PictureDirectory } from '../../images/picture-directory.js';
 import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showtimes-query.js';
 import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
 import { showtimesOperation } from '../../reference/showtimes-schemas.js';
@@ -26,6 +28,8 @@ export interface ShowtimesRouteOptions {
   readonly access: onRequestHookHandler;
   /** The time now, in milliseconds since the epoch: what is on sale, and which day it is. */
   readonly now: () => number;
+  /** The addresses of the pictures the programme names. */
+  readonly pictures: PictureDirectory;
 }
 
 /** Each path of the programme: the format it answers in. */
@@ -61,7 +65,7 @@ const answerPreflight: onRequestHookHandler = (request, reply, done) => {
 };
 
 /** What answers a request from the programme: its prepared selections, the filters read, and the Cache-Control its caller allows. */
-export type ShowtimesAnswer = (showtimes: Showtimes, query: ShowtimesQuery, cacheControl: string) => FastifyReply;
+export type ShowtimesAnswer = (showtimes: Showtimes, query: ShowtimesQuery, cacheControl: string) => FastifyReply | Promise<FastifyReply>;
 
 /**
  * Answers from the programme the customer's catalogue prepared: the filters first, so that a bad
@@ -87,6 +91,15 @@ export function answerFromShowtimes(
 }
 
 /**
+ * An answer written for this request, sent once compressed (in the thread pool): it may be the
+ * first request for it, and the page and the programme are too large to send as they are.
+ */
+export async function sendWritten(request: FastifyRequest, reply: FastifyReply, answer: Representation, contentType: string, cacheControl: string): Promise<FastifyReply> {
+  await answer.compressed();
+  return sendAnswer(request, reply, answer, contentType, cacheControl);
+}
+
+/**
  * A path of the programme: GET and HEAD answered by `handler`, readable by any page, after the
  * access step; other methods refused after it, but a preflight, answered before it.
  */
@@ -100,7 +113,7 @@ export function registerShowtimesRoutes(app: FastifyInstance, options: Showtimes
   const config = { cors: false } as const;
   for (const { path, format, contentType } of SHOWTIMES_PATHS) {
     const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
-      answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendAnswer(request, reply, showtimes.answer(query, format, options.now()), contentType, cached));
+      answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendWritten(request, reply, showtimes.answer(query, format, options.now(), options.pictures), contentType, cached));
     registerProgrammePath(app, options.access, path, { schema: showtimesOperation(format, contentType), config }, answer);
   }
 }
