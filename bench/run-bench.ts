@@ -23,7 +23,8 @@
  *
  * With `--scale` it measures a server with many customers instead (scale.ts); with `--imports`, a
  * server answering while imports make it read its catalogue again (imports.ts); with `--sync`, one
- * sync process mirroring many cinemas (sync.ts).
+ * sync process mirroring many cinemas (sync.ts); with `--images`, what pictures cost, and a film's
+ * answer while 200 are resized (images.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +60,7 @@ import {
 import { measureMemory } from './memory.js';
 import { benchProgramme } from './programme.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
+import { benchImages } from './images.js';
 import { benchImports } from './imports.js';
 import { benchScale } from './scale.js';
 import { benchSync } from './sync.js';
@@ -93,6 +95,8 @@ const { values: options } = parseArgs({
     'imports-seconds': { type: 'string', default: '30' },
     'imports-connections': { type: 'string', default: '256' },
     'imports-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_imports' },
+    images: { type: 'boolean', default: false },
+    'images-seconds': { type: 'string', default: '15' },
     sync: { type: 'boolean', default: false },
     'sync-customers': { type: 'string', default: '1000' },
     'sync-films': { type: 'string', default: '400' },
@@ -245,7 +249,9 @@ async function main(): Promise<void> {
   }
 }
 
-if (options.sync) {
+if (options.images) {
+  await benchImages({ seconds: Number(options['images-seconds']) });
+} else if (options.sync) {
   await benchSync({
     customers: Number(options['sync-customers']),
     films: Number(options['sync-films']),

@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
+export { heavyPosterJpeg } from '../scripts/heavy-poster.js';
 import { atEnd, DEMO_FILES, demoRecords, sessionStarting, tempDir } from './helpers.js';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -82,19 +83,6 @@ export const silent: Handler = (_request, response) => {
 export function posterJpeg(): Promise<Buffer> {
   return sharp({ create: { width: 1340, height: 1920, channels: 3, background: '#6b3a2a', noise: { type: 'gaussian', mean: 120, sigma: 20 } } })
     .jpeg({ quality: 85 })
-    .toBuffer();
-}
-
-/**
- * A poster as the heaviest of Veezi's: 1340×1920, about 5 MB of JPEG. Shapes and lettering over
- * film grain, at the highest quality, so that its renditions keep detail as a real poster's do.
- */
-export function heavyPosterJpeg(): Promise<Buffer> {
-  const bands = Array.from({ length: 24 }, (_, band) => `<rect y="${band * 80}" width="1340" height="40" fill="hsl(${band * 15} 60% 50%)" opacity="0.35"/>`).join('');
-  const art = `<svg xmlns="http://www.w3.org/2000/svg" width="1340" height="1920">${bands}<circle cx="670" cy="700" r="420" fill="none" stroke="#fff" stroke-width="40"/><text x="670" y="1500" font-size="180" font-family="serif" text-anchor="middle" fill="#fff">MARQUEE</text></svg>`;
-  return sharp({ create: { width: 1340, height: 1920, channels: 3, background: '#6b3a2a', noise: { type: 'gaussian', mean: 120, sigma: 32 } } })
-    .composite([{ input: Buffer.from(art) }])
-    .jpeg({ quality: 100, chromaSubsampling: '4:4:4' })
     .toBuffer();
 }
 
