@@ -6,6 +6,7 @@
  */
 import sharp, { type AvifOptions, type JpegOptions, type PngOptions, type WebpOptions } from 'sharp';
 import { parseAccept } from '../http/negotiate.js';
+import { lowerResizingPriority } from './resizing-priority.js';
 import { SOURCE_OPTIONS } from './source-picture.js';
 
 /** The widths a picture is offered at (CONTRACT §13). */
@@ -41,6 +42,9 @@ export function pictureFormat(accept: string | undefined, transparent: boolean):
 }
 
 /** `source` at `width` pixels wide (never wider than it is), upright, with no metadata, in `format`. */
-export function renderPicture(source: Buffer, width: number, format: PictureFormat): Promise<Buffer> {
-  return sharp(source, SOURCE_OPTIONS).autoOrient().resize({ width, withoutEnlargement: true }).toFormat(format, ENCODERS[format]).toBuffer();
+export async function renderPicture(source: Buffer, width: number, format: PictureFormat): Promise<Buffer> {
+  const rendered = sharp(source, SOURCE_OPTIONS).autoOrient().resize({ width, withoutEnlargement: true }).toFormat(format, ENCODERS[format]).toBuffer();
+  // libvips starts its threads as the work begins: they are lowered while it goes on.
+  setImmediate(lowerResizingPriority);
+  return rendered;
 }
