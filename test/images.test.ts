@@ -199,3 +199,12 @@ describe('pictures', () => {
     assert.equal(trap.connections, 0);
   });
 });
+
+describe('the page around the posters', () => {
+  test('robots.txt lets crawlers read the page', TIMEOUT, async () => {
+    const robots = await t.app.inject({ url: '/robots.txt' });
+    assert.equal(robots.statusCode, 200);
+    assert.equal(robots.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.match(robots.body, /^User-agent: \*\nAllow: \/\n$/);
+  });
+});

@@ -39,6 +39,8 @@ export class PageDressing {
         // Only a framed page runs a script; the JSON-LD of the other is data, which no policy runs.
         embed && "script-src 'self'",
         "img-src 'self'",
+        // Nothing on the page fetches; a crawler's script (Lighthouse's) reads /robots.txt so.
+        "connect-src 'self'",
         "base-uri 'none'",
         "form-action 'none'",
       ]

@@ -12,7 +12,7 @@ import type { PictureDirectory } from '../images/picture-directory.js';
 import { addDays, daysBetween } from './cinema-day.js';
 import { longDayName, shortDayParts } from './day-names.js';
 import { html, raw, type Html } from './html.js';
-import { HEIGHT_SCRIPT, PAGE_STYLESHEET } from './page-assets.js';
+import { HEIGHT_SCRIPT, PAGE_ICON, PAGE_STYLESHEET } from './page-assets.js';
 import type { PageDressing } from './page-dressing.js';
 import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
 import { showtimesLinkedData } from './showtimes-linked-data.js';
@@ -254,6 +254,7 @@ export function showtimesPage(selection: Selection, context: PageContext): strin
 <meta name="description" content="${description}">
 <link rel="canonical" href="${canonical}">
 <link rel="stylesheet" href="${PAGE_STYLESHEET.href}">
+<link rel="icon" href="${PAGE_ICON.href}" type="image/svg+xml">
 ${context.dressing.badgeStyle !== '' && html`<style>${raw(context.dressing.badgeStyle)}</style>
 `}${context.embed ? html`<script src="${HEIGHT_SCRIPT.href}" defer></script>` : html`<script type="application/ld+json">${dataBlock(showtimesLinkedData(selection, context.pictures))}</script>`}
 </head>
