@@ -232,7 +232,7 @@ export function pageOperation(): FastifySchema {
     description:
       'The same sessions as an HTML page a cinema links to or frames in its own site: films and packages with their posters, ratings, running times and synopses, ' +
       'their sessions under each cinema day at the cinema\'s own times, each a link to its booking page while on sale, days and weeks as plain links that keep the key and filters. ' +
-      'It needs no script, holds the sessions\' schema.org JSON-LD, and loads nothing but its own stylesheet and the catalogue\'s posters. ' +
+      'It needs no script, holds the sessions\' schema.org JSON-LD, and loads nothing but its own stylesheet and icon and the posters, resized by Marquee (`/images/…`) at the width the browser needs. ' +
       '`embed=1` answers the programme alone, to be framed: `<iframe src=".../whats-on?key=KEY&embed=1">` and `<script src=".../whats-on/frame.js" async>` beside it fit the frame to the page. ' +
       `A key made for some origins lets only their pages frame it. ${FILTERS}`,
     security: SECURITY,
@@ -250,7 +250,7 @@ export function pageOperation(): FastifySchema {
           ...ANSWER_HEADERS,
           'Content-Security-Policy': {
             type: 'string',
-            description: 'Nothing loads but the page\'s own files and the posters; `frame-ancestors` names the key\'s origins, or `*` for a key without any.',
+            description: 'Nothing loads but the page\'s own files and posters, from Marquee; `frame-ancestors` names the key\'s origins, or `*` for a key without any.',
           },
         },
         content: { 'text/html': { schema: Type.String({ description: 'An HTML document.' }) } },

@@ -35,9 +35,10 @@ function problemOf(error: unknown): Problem {
 export function registerImageRoutes(app: FastifyInstance, images: Images): void {
   app.get(IMAGE_ROUTE, { ...DOCUMENTATION_ONLY, schema: imageOperation() }, async (request: FastifyRequest, reply: FastifyReply) => {
     const { source, width, signature } = request.params as Record<'source' | 'width' | 'signature', string>;
-    vary(reply, 'Accept');
     try {
-      return sendImmutable(request, reply, await images.rendition(source, width, signature, request.headers.accept));
+      const rendition = await images.rendition(source, width, signature, request.headers.accept);
+      vary(reply, 'Accept');
+      return sendImmutable(request, reply, rendition);
     } catch (error) {
       return sendProblem(request, reply, problemOf(error));
     }

@@ -3,7 +3,7 @@
  * format: its filters, keys, ETags and caching are the programme's. It adds `embed=1` (framed in
  * a cinema's own page), carries the visitor's publishable key in its links, and is sent under a
  * content security policy of its own. Its files need no key, as the reference's do not; a link
- * with a file's version may keep it for a year.
+ * with a file's version may keep it for a year. `/robots.txt` lets crawlers read it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Representation } from '../../formats/representation.js';
