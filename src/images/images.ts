@@ -64,7 +64,8 @@ const MAX_WAITING = 1000;
 const PARALLEL_RENDITIONS = Math.max(1, availableParallelism() - 1);
 
 export class Images implements PictureDirectory {
-  generation = 0;
+  /** Sizes learned so far: what `describe` answers changes with each. */
+  private learned = 0;
   private readonly memory = { sources: new ByteLru<KeptSource>(SOURCE_MEMORY_BYTES), renditions: new ByteLru<Rendition>(RENDITION_MEMORY_BYTES) };
   /** Sources being read and renditions being made, which a second request for them waits for. */
   private readonly pending = { sources: new Map<string, Promise<KeptSource>>(), renditions: new Map<string, Promise<Rendition>>() };
@@ -90,6 +91,10 @@ export class Images implements PictureDirectory {
     const secret = await loadSharedSecret(db, 'images');
     const count = await countSources(db);
     return new Images(db, new PictureSigner(secret), settings, await loadSourceSizes(db), count, onReadFailure);
+  }
+
+  get generation(): number {
+    return this.learned;
   }
 
   describe(url: string | null): ImageDescription | null {
@@ -139,7 +144,7 @@ export class Images implements PictureDirectory {
     if (count === this.sourceCount) return;
     this.sizes = await loadSourceSizes(this.db);
     this.sourceCount = count;
-    this.generation++;
+    this.learned++;
   }
 
   /** The source at `url`: in memory, else kept in the database, else read from its host and kept. */
@@ -176,7 +181,7 @@ export class Images implements PictureDirectory {
   private learnSize(source: KeptSource): void {
     if (this.sizes.has(source.id)) return;
     this.sizes.set(source.id, { width: source.width, height: source.height, transparent: source.transparent });
-    this.generation++;
+    this.learned++;
   }
 
   /** The work under `key`, done once however many ask for it while it is under way. */
