@@ -26,7 +26,8 @@
  * server answering while imports make it read its catalogue again (imports.ts); with `--sync`, one
  * sync process mirroring many cinemas (sync.ts); with `--changes`, what one small change costs a
  * server holding a cinema (changes.ts); with `--webhooks`, a server delivering the webhooks of
- * many cinemas that change once a minute (webhooks.ts).
+ * many cinemas that change once a minute (webhooks.ts); with `--images`, what pictures cost, and
+ * a film's answer while 200 are resized (images.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -63,6 +64,7 @@ import { measureMemory } from './memory.js';
 import { benchProgramme } from './programme.js';
 import type { BenchResults, ScenarioResult, SizeResult } from './results.js';
 import { benchChanges } from './changes.js';
+import { benchImages } from './images.js';
 import { benchImports } from './imports.js';
 import { benchScale } from './scale.js';
 import { benchSync } from './sync.js';
@@ -102,6 +104,8 @@ const { values: options } = parseArgs({
     changes: { type: 'boolean', default: false },
     'changes-count': { type: 'string', default: '40' },
     'changes-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_changes' },
+    images: { type: 'boolean', default: false },
+    'images-seconds': { type: 'string', default: '15' },
     sync: { type: 'boolean', default: false },
     'sync-customers': { type: 'string', default: '1000' },
     'sync-films': { type: 'string', default: '400' },
@@ -268,6 +272,8 @@ if (options.changes) {
     database: options['webhooks-database'],
     baseline: options['webhooks-baseline'],
   });
+} else if (options.images) {
+  await benchImages({ seconds: Number(options['images-seconds']) });
 } else if (options.sync) {
   await benchSync({
     customers: Number(options['sync-customers']),

@@ -97,10 +97,12 @@ function duration(text: string): number {
   return ms;
 }
 
-/** The start of URLs that an operator allows: an absolute http or https URL. */
+/** The start of http or https URLs that an operator allows: `https://images.cinema.example/posters/`. */
 function urlPrefix(text: string): string {
   const url = URL.parse(text);
-  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new Error('must be the start of an http or https URL, such as http://10.0.0.5:8000/hooks/');
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || !text.toLowerCase().startsWith(url.protocol)) {
+    throw new Error('must be the start of http or https URLs, such as https://images.cinema.example/ or http://10.0.0.5:8000/hooks/');
+  }
   return text;
 }
 
@@ -337,6 +339,40 @@ export const SETTINGS = {
     description: 'on SIGTERM or SIGINT, how long requests in flight may take before their connections are cut, in milliseconds',
     defaultText: '10000',
     parse: integerIn(0, 3_600_000),
+  },
+  imageSources: {
+    flag: 'image-source',
+    env: 'MARQUEE_IMAGE_SOURCES',
+    valueName: 'PREFIX',
+    description:
+      'a URL prefix, such as https://images.cinema.example/, that pictures are read from; naming any limits reading to those named, and lets them reach private and loopback addresses; repeatable (the variable takes a comma-separated list)',
+    defaultText: '',
+    parse: urlPrefix,
+    multiple: true,
+  },
+  imageTimeout: {
+    flag: 'image-timeout',
+    env: 'MARQUEE_IMAGE_TIMEOUT',
+    valueName: 'MS',
+    description: 'longest a picture may take to be read from its source, redirects included, in milliseconds',
+    defaultText: '10000',
+    parse: integerIn(1, 600_000),
+  },
+  imageMaxBytes: {
+    flag: 'image-max-bytes',
+    env: 'MARQUEE_IMAGE_MAX_BYTES',
+    valueName: 'SIZE',
+    description: 'largest picture read from a source, such as 20MiB; a larger one is refused',
+    defaultText: '20MiB',
+    parse: byteSize,
+  },
+  imageCache: {
+    flag: 'image-cache',
+    env: 'MARQUEE_IMAGE_CACHE',
+    valueName: 'SIZE',
+    description: 'room the pictures read from their sources take in the database, such as 1GiB; beyond it the least recently used are let go, to be read again when asked for',
+    defaultText: '1GiB',
+    parse: byteSize,
   },
   maxProblems: {
     flag: 'max-problems',

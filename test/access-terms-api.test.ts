@@ -163,7 +163,7 @@ describe('GET /programme/coming-soon', () => {
       'Metropolis by its Planned session, Hamlet by its opening date, Detour (no opening date) last; never Nosferatu, on sale, Sherlock Jr., on sale in a package, a Deleted film, or a Planned session past',
     );
     assert.deepEqual(Object.keys(films[0] ?? {}), [
-      'kind', 'id', 'title', 'synopsis', 'genre', 'rating', 'runtimeMinutes', 'openingDate', 'poster', 'posterThumbnail', 'backdrop', 'trailer', 'people', 'firstSession',
+      'kind', 'id', 'title', 'synopsis', 'genre', 'rating', 'runtimeMinutes', 'openingDate', 'poster', 'posterThumbnail', 'backdrop', 'trailer', 'images', 'people', 'firstSession',
     ]);
 
     const page = await get('/whats-on');

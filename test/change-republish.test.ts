@@ -13,13 +13,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
+import { Images } from '../src/images/images.js';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import type { RecordKind } from '../src/formats/record-kinds.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { seededRandom } from '../scripts/generate-catalogue.js';
-import { atEnd, demoRecords, laterBy, sessionStarting, startTestApp, tempDir } from './helpers.js';
+import { atEnd, demoRecords, laterBy, sessionStarting, startTestApp, tempDir, TEST_IMAGES } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -248,9 +249,11 @@ test('a catalogue published again from its changes answers what a fresh server a
     await live.refresh();
     const tokens = new LiveTokens(held.db);
     await tokens.refresh();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', now });
+    const images = await Images.open(held.db, TEST_IMAGES);
+    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', now, images });
     atEnd(async () => {
       await app.close();
+      await images.stop();
       await tokens.stop();
     });
     return app;

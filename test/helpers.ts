@@ -16,6 +16,7 @@ import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SESSION_SHAPE
 import type { RatePolicy } from '../src/access/rate-limiter.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
+import { Images, type ImageSettings } from '../src/images/images.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
@@ -102,7 +103,12 @@ export interface TestAppOptions {
   readonly metricsCustomers?: boolean;
   /** What the published catalogues may hold; a gibibyte unless given. */
   readonly cacheMemoryBytes?: number;
+  /** How pictures are read; the serve command's defaults, with the demo's pictures read from demo/images, unless given. */
+  readonly images?: Partial<ImageSettings>;
 }
+
+/** How test apps read pictures: the serve command's defaults, the demo's pictures read from demo/images. */
+export const TEST_IMAGES: ImageSettings = { sources: [], timeoutMs: 10_000, maxBytes: 20 * 2 ** 20, cacheBytes: 2 ** 30, seedPictures: join(DEMO, 'images') };
 
 /** The app over a fresh database holding `files` (the demo catalogue by default). */
 export async function startTestApp(
@@ -112,14 +118,16 @@ export async function startTestApp(
   const database = await freshDatabase();
   const db = await openDatabase(parseDatabaseSpec(database));
   if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
-  const { cacheMemoryBytes = 2 ** 30, ...appOptions } = options;
+  const { cacheMemoryBytes = 2 ** 30, images: imageSettings, ...appOptions } = options;
   const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: cacheMemoryBytes });
   await live.refresh();
   const tokens = new LiveTokens(db);
   await tokens.refresh();
-  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', ...appOptions });
+  const images = await Images.open(db, { ...TEST_IMAGES, ...imageSettings });
+  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', images, ...appOptions });
   atEnd(async () => {
     await app.close();
+    await images.stop();
     await tokens.stop();
     await db.close();
   });

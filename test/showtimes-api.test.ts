@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 /** The demo's fortnight, whose sessions are all past: `sessions=all` shows each, none on sale. */
 const FORTNIGHT = '/programme?from=2025-01-06&days=14&sessions=all';
 const SITE_KEYS = ['name', 'address', 'country', 'phone', 'timeZone', 'screens'];
-const FEATURE_KEYS = ['kind', 'id', 'title', 'synopsis', 'genre', 'rating', 'runtimeMinutes', 'openingDate', 'poster', 'posterThumbnail', 'backdrop', 'trailer'];
+const FEATURE_KEYS = ['kind', 'id', 'title', 'synopsis', 'genre', 'rating', 'runtimeMinutes', 'openingDate', 'poster', 'posterThumbnail', 'backdrop', 'trailer', 'images'];
 const SESSION_KEYS = [
   'id', 'day', 'start', 'featureStart', 'end', 'salesCutOff', 'startUtc', 'screen', 'attributes', 'access', 'subtitleLanguage',
   'format', 'audioLanguage', 'seating', 'onSale', 'bookingUrl', 'soldOut', 'fewTicketsLeft', 'seatsAvailable', 'status',

@@ -190,12 +190,14 @@ describe('GET /programme.jsonld', () => {
       shown.map((session) => ({ 1: `${SCHEMA}InStock`, 2: `${SCHEMA}LimitedAvailability`, 3: `${SCHEMA}SoldOut`, 4: null, 5: `${SCHEMA}InStock` })[session['id'] as 1]),
     );
     const single = events.find((event) => event['name'] === 'Nosferatu') as Json;
-    assert.deepEqual(single['workPresented'], {
+    const poster = `images/${Buffer.from(String(films.get('HO00000101')?.['FilmPosterUrl'])).toString('base64url')}/320/`;
+    assert.ok(String((single['workPresented'] as Json)['image']).startsWith(poster), 'its poster, resized');
+    assert.deepEqual({ ...(single['workPresented'] as Json), image: poster }, {
       '@type': 'Movie',
       name: 'Nosferatu',
       duration: 'PT94M',
       contentRating: 'M',
-      image: films.get('HO00000101')?.['FilmPosterUrl'],
+      image: poster,
       trailer: { '@type': 'VideoObject', name: 'Nosferatu (trailer)', contentUrl: films.get('HO00000101')?.['FilmTrailerUrl'] },
     });
     assert.deepEqual((single['offers'] as Json)['url'], 'https://tickets.example/1');

@@ -46,7 +46,7 @@ export class Representation {
    * and a map for each of them made a publication's garbage collections copy thousands more objects.
    */
   private encodings: Map<ContentCoding, EncodedBody | null> | undefined;
-  private compressing = false;
+  private compressing: Promise<void> | undefined;
 
   /** `held` counts the compressed forms as they are made. */
   constructor(
@@ -71,7 +71,7 @@ export class Representation {
     if (!this.compressible) return undefined;
     const encoded = this.encodings?.get(coding);
     if (encoded !== undefined) return encoded ?? undefined;
-    if (this.body.length > MAX_COMPRESSED_ON_REQUEST) return void this.compressInBackground();
+    if (this.body.length > MAX_COMPRESSED_ON_REQUEST) return void this.compressed();
     return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
   }
 
@@ -82,15 +82,18 @@ export class Representation {
     return bytes;
   }
 
-  /** Compresses in every coding, one after the other, once; the body goes out as it is meanwhile. */
-  private compressInBackground(): void {
-    if (this.compressing) return;
-    this.compressing = true;
-    void (async () => {
-      for (const coding of CODINGS) this.keep(coding, await compressAsync[coding](this.body));
+  /**
+   * Resolves once the body is compressed in every coding, one after the other in the thread pool,
+   * begun on the first call. An answer written for a request waits for it, so that even its first
+   * client gets it compressed; a prebuilt one goes out as it is meanwhile.
+   */
+  compressed(): Promise<void> {
+    if (!this.compressible) return Promise.resolve();
+    return (this.compressing ??= (async () => {
+      for (const coding of CODINGS) if (this.encodings?.get(coding) === undefined) this.keep(coding, await compressAsync[coding](this.body));
     })().catch(() => {
       // Only a lack of memory makes zlib fail: the body goes on being sent as it is, which every client takes.
-    });
+    }));
   }
 
   private keep(coding: ContentCoding, compressed: Buffer): EncodedBody | null {

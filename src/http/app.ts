@@ -12,6 +12,8 @@ import type { ChangeFeed } from '../changes/change-feed.js';
 import type { WebhookMonitor } from '../changes/webhook-courier.js';
 import { RateLimiter, type RatePolicy } from '../access/rate-limiter.js';
 import { DEFAULT_XML_NAMESPACE } from '../formats/xml-writer.js';
+import type { Images } from '../images/images.js';
+import { NO_PICTURES } from '../images/picture-directory.js';
 import { pathOf } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/request-log.js';
@@ -22,6 +24,7 @@ import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
 import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
 import { registerChangeRoutes } from './routes/change-routes.js';
+import { registerImageRoutes } from './routes/image-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
 import { registerShowtimesRoutes } from './routes/showtimes-routes.js';
 import { registerWhatsOnRoutes } from './routes/whats-on-routes.js';
@@ -71,6 +74,8 @@ export interface AppOptions {
   readonly changes?: ChangeFeed;
   /** The webhook deliveries of the server, for /metrics; none when absent. */
   readonly webhooks?: WebhookMonitor;
+  /** The pictures the catalogues name, served resized (CONTRACT §13); the programme names none when absent. */
+  readonly images?: Images;
 }
 
 export const DEFAULT_PROGRAMME_CACHE_CONTROL = 'public, max-age=60';
@@ -193,10 +198,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
       publicCacheControl: options.programmeCacheControl ?? DEFAULT_PROGRAMME_CACHE_CONTROL,
       access: accessHook(policy, 'programme'),
       now,
+      pictures: options.images ?? NO_PICTURES,
     };
     registerShowtimesRoutes(routes, programme);
     registerWhatsOnRoutes(routes, programme);
     if (options.changes !== undefined) registerChangeRoutes(routes, { changes: options.changes, access: accessHook(policy, 'catalogue') });
+    if (options.images !== undefined) registerImageRoutes(routes, options.images);
     registerOperationsRoutes(routes, { catalogues, metrics, closing: () => closing });
     registerDocumentRoutes(routes);
   });

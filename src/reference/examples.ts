@@ -25,6 +25,8 @@ import { XmlWriter, xmlChildren } from '../formats/xml-writer.js';
 import { itemOf, listOf } from '../formats/written-records.js';
 import { NO_SITE, unknownId, type Problem } from '../http/http-error.js';
 import { problemBody } from '../http/problem.js';
+import { describePicture, type PictureDirectory } from '../images/picture-directory.js';
+import { PictureSigner } from '../images/picture-signer.js';
 import { HeldBytes } from '../formats/held-bytes.js';
 import { parseShowtimesQuery, type ShowtimesQuery } from '../showtimes/showtimes-query.js';
 import { SHOWTIMES_FORMATS, Showtimes, type ShowtimesFormat } from '../showtimes/showtimes.js';
@@ -240,6 +242,12 @@ export function programmeExampleName(format: ShowtimesFormat): string {
   return `Programme.${format}`;
 }
 
+/** The samples' pictures as a server signs them once each source has been read: a poster of 1340×1920. */
+const SAMPLE_PICTURES: PictureDirectory = {
+  generation: 0,
+  describe: (url) => describePicture(new PictureSigner('example'), url, () => ({ width: 1340, height: 1920, transparent: false })),
+};
+
 /**
  * The programme of the samples' evening in each of its formats, as the server answers it at 5 pm
  * that day, the double bill and the later session both on sale.
@@ -256,7 +264,7 @@ function programmeExamples(): Record<string, Example> {
   };
   return Object.fromEntries(
     SHOWTIMES_FORMATS.map((format) => {
-      const text = showtimes.answer(query, format, fivePm).body.toString('utf8');
+      const text = showtimes.answer(query, format, fivePm, SAMPLE_PICTURES).body.toString('utf8');
       return [programmeExampleName(format), { summary: summaries[format], value: format === 'calendar' ? text : JSON.parse(text) }];
     }),
   );

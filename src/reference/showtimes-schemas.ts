@@ -13,6 +13,7 @@ import { NO_KEY, otherOrigin } from '../http/access.js';
 import { badParameter, NO_SITE } from '../http/http-error.js';
 import { CACHE_TAG_HEADERS, notModified, problemDocumentation, REVALIDATION_HEADERS } from './api-schemas.js';
 import { programmeExampleName } from './examples.js';
+import { featureImages, imageSchema } from './image-schemas.js';
 
 const text = (description: string): TSchema => Type.String({ description });
 const nullableText = (description: string): TSchema => Type.Union([Type.String(), Type.Null()], { description: `${description} Null when not known.` });
@@ -88,6 +89,7 @@ export function showtimesSchemas(): TSchema[] {
     posterThumbnail: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A thumbnail of the poster.' }),
     backdrop: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A backdrop image.' }),
     trailer: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'A trailer video.' }),
+    images: featureImages(),
   });
   const sessions = Type.Array(Type.Ref('ProgrammeSession'), { description: 'Its sessions of the answer, by start.' });
   const film = Type.Object(
@@ -146,7 +148,7 @@ export function showtimesSchemas(): TSchema[] {
         'its own or a package\'s. A Deleted film is never coming soon.',
     },
   );
-  return [screen, attribute, site, session, film, filmPackage, programme, comingFilm, comingSoon];
+  return [screen, attribute, site, session, imageSchema(), film, filmPackage, programme, comingFilm, comingSoon];
 }
 
 const QUERYSTRING = Type.Object({
@@ -287,7 +289,7 @@ export function pageOperation(): FastifySchema {
     description:
       'The same sessions as an HTML page a cinema links to or frames in its own site: films and packages with their posters, ratings, running times and synopses, ' +
       'their sessions under each cinema day at the cinema\'s own times, each a link to its booking page while on sale, days and weeks as plain links that keep the key and filters. ' +
-      'It needs no script, holds the sessions\' schema.org JSON-LD, and loads nothing but its own stylesheet and the catalogue\'s posters. ' +
+      'It needs no script, holds the sessions\' schema.org JSON-LD, and loads nothing but its own stylesheet and icon and the posters, resized by Marquee (`/images/…`) at the width the browser needs. ' +
       '`embed=1` answers the programme alone, to be framed: `<iframe src=".../whats-on?key=KEY&embed=1">` and `<script src=".../whats-on/frame.js" async>` beside it fit the frame to the page. ' +
       `A key made for some origins lets only their pages frame it. ${FILTERS}`,
     security: SECURITY,
@@ -305,7 +307,7 @@ export function pageOperation(): FastifySchema {
           ...ANSWER_HEADERS,
           'Content-Security-Policy': {
             type: 'string',
-            description: 'Nothing loads but the page\'s own files and the posters; `frame-ancestors` names the key\'s origins, or `*` for a key without any.',
+            description: 'Nothing loads but the page\'s own files and posters, from Marquee; `frame-ancestors` names the key\'s origins, or `*` for a key without any.',
           },
         },
         content: { 'text/html': { schema: Type.String({ description: 'An HTML document.' }) } },

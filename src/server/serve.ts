@@ -11,6 +11,7 @@ import type { Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
+import { Images } from '../images/images.js';
 import { importFiles } from '../import/import-files.js';
 import { daysToToday } from '../import/seed-dates.js';
 import { createLogger } from '../observability/logger.js';
@@ -18,7 +19,7 @@ import { AddressRule } from '../outbound/address-rule.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import { openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
-import { loadCacheTagKey } from '../store/cache-tag-key.js';
+import { loadSharedSecret } from '../store/shared-secrets.js';
 import { GracefulClose } from './graceful-close.js';
 import { LiveCatalogue } from './live-catalogue.js';
 import { LiveTokens } from './live-tokens.js';
@@ -51,6 +52,10 @@ export type ServeSettings = Settings<
   | 'shutdownTimeout'
   | 'webhookTarget'
   | 'changeRetention'
+  | 'imageSources'
+  | 'imageTimeout'
+  | 'imageMaxBytes'
+  | 'imageCache'
 >;
 
 export interface ServeOptions {
@@ -61,6 +66,8 @@ export interface ServeOptions {
   readonly seedToday?: boolean;
   /** Shorter waits between a webhook's tries, and a shorter deadline for each, than the contract's: for tests only, which must not wait hours. */
   readonly webhookTimings?: Pick<CourierSettings, 'schedule' | 'requestTimeoutMs'>;
+  /** Pictures that came with the seed, as `DIR/HOST/PATH`, read from there rather than from their hosts. */
+  readonly seedPictures?: string | undefined;
 }
 
 export interface RunningServer {
@@ -73,6 +80,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How often a server looks for pictures other servers read, whose sizes its programme then gives. */
+const IMAGE_POLL_INTERVAL_MS = 2000;
+
 async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly string[], today: boolean): Promise<void> {
   if (files.length === 0 || (await loadCatalogueVersion(db, DEFAULT_CUSTOMER)) > 0) return;
   const days = today ? await daysToToday(files, Date.now()) : 0;
@@ -80,9 +90,9 @@ async function seedIfEmpty(db: SqlClient, app: FastifyInstance, files: readonly 
   app.log.info({ films: result.films, packages: result.packages, sessions: result.sessions, sessionsMovedByDays: days, files }, 'seeded the empty catalogue');
 }
 
-export async function startServer({ settings, seedFiles, seedToday = false, webhookTimings }: ServeOptions): Promise<RunningServer> {
+export async function startServer({ settings, seedFiles, seedToday = false, seedPictures, webhookTimings }: ServeOptions): Promise<RunningServer> {
   const db = await openDatabase(settings.database);
-  const tags = new CacheTags(await loadCacheTagKey(db).catch(async (error: unknown) => {
+  const tags = new CacheTags(await loadSharedSecret(db, 'cache-tags').catch(async (error: unknown) => {
     await db.close();
     throw error;
   }));
@@ -97,6 +107,15 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
     if (reads !== db) await reads.close();
     await db.close();
   };
+  // Pictures are kept on the primary, which every server writes to.
+  const images = await Images.open(
+    db,
+    { sources: settings.imageSources, timeoutMs: settings.imageTimeout, maxBytes: settings.imageMaxBytes.bytes, cacheBytes: settings.imageCache.bytes, seedPictures },
+    (url, error) => app.log.warn({ err: error, source: url.href }, 'a picture could not be read from its source'),
+  ).catch(async (error: unknown) => {
+    await closeDatabases();
+    throw error;
+  });
   const live = new LiveCatalogue(reads, new XmlWriter(settings.xmlNamespace), {
     budgetBytes: settings.cacheMemory.bytes,
     events: {
@@ -147,6 +166,7 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
     cacheTags: tags,
     changes: new StoredChangeFeed(db, tags),
     webhooks: courier,
+    images,
   });
   let delivering: Promise<void> | undefined;
   const stopDelivering = async (): Promise<void> => {
@@ -173,6 +193,7 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
         else app.log.error({ err: error }, 'the database does not answer; serving the catalogues last loaded');
       },
     });
+    images.watch(IMAGE_POLL_INTERVAL_MS, (error) => app.log.warn({ err: error }, 'looking for pictures read by other servers failed'));
     tokens.watch(settings.pollInterval, (error, action) => {
       // Expected while an import holds the database: what was not written is tried again.
       if (error instanceof DatabaseBusyError) app.log.debug({ err: error }, `${action} postponed`);
@@ -189,6 +210,7 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
   } catch (error) {
     await stopDelivering();
     await live.stop();
+    await images.stop();
     await tokens.stop();
     await app.close();
     await closeDatabases();
@@ -201,6 +223,7 @@ export async function startServer({ settings, seedFiles, seedToday = false, webh
       await stopDelivering();
       await live.stop();
       await app.close();
+      await images.stop();
       try {
         // After the last request, so that its use is written too.
         await tokens.stop();

@@ -1,7 +1,7 @@
 /**
- * The files the programme's page loads from Marquee, and nothing else does: its stylesheet, the
- * script by which a framed page tells its height, and the script a cinema's own page loads to fit
- * the frame to it. Each is read once, with its ETag and compressed forms; the page links to each
+ * The files the programme's page loads from Marquee, and nothing else does: its stylesheet, its
+ * icon, the script by which a framed page tells its height, and the script a cinema's own page
+ * loads to fit the frame to it. Each is read once, with its ETag and compressed forms; the page links to each
  * with its digest in the query (`?v=`), so that a browser may keep it for a year.
  */
 import { hash } from 'node:crypto';
@@ -35,4 +35,7 @@ export const HEIGHT_SCRIPT = asset('embed.js', 'text/javascript; charset=utf-8')
 /** On the cinema's own page, beside the frame: fits the frame to the height posted. */
 export const FRAME_SCRIPT = asset('frame.js', 'text/javascript; charset=utf-8');
 
-export const PAGE_ASSETS: readonly PageAsset[] = [PAGE_STYLESHEET, HEIGHT_SCRIPT, FRAME_SCRIPT];
+/** The page's icon, so that a browser need not ask for a /favicon.ico that is not there. */
+export const PAGE_ICON = asset('icon.svg', 'image/svg+xml');
+
+export const PAGE_ASSETS: readonly PageAsset[] = [PAGE_STYLESHEET, HEIGHT_SCRIPT, FRAME_SCRIPT, PAGE_ICON];

@@ -2,26 +2,13 @@
  * What the page of one catalogue needs beyond a selection, prepared once per catalogue on its
  * first page: the colours of its attribute badges, as a stylesheet put in the page (its content
  * security policy names it by digest, since no `style` attribute may carry them), and that policy.
- * The page loads its stylesheet and, framed, its one script from Marquee, the catalogue's posters
- * from their own origins, and nothing else: no inline script or style but the badges' stylesheet,
+ * The page loads its stylesheet, its posters (Marquee's renditions of them) and, framed, its one
+ * script from Marquee, and nothing else: no inline script or style but the badges' stylesheet,
  * and no eval. It may be framed by the pages of its key's origins when the key names some; by any
  * page otherwise, as a page made to be embedded in any cinema's site must be.
  */
 import { createHash } from 'node:crypto';
-import { given, type AttributeBadge, type Feature, type Showing } from './showings.js';
-
-/**
- * The picture of a feature the page shows: its poster's thumbnail, else the poster; a package,
- * which has none of its own, shows its first film's that has one.
- */
-export function pictureOf(feature: Feature): string | null {
-  if (feature.kind === 'film') return feature.posterThumbnail ?? feature.poster;
-  for (const film of feature.films) {
-    const picture = given(film.filmPosterThumbnailUrl) ?? given(film.filmPosterUrl);
-    if (picture !== null) return picture;
-  }
-  return null;
-}
+import type { AttributeBadge, Showing } from './showings.js';
 
 export class PageDressing {
   private constructor(
@@ -34,12 +21,7 @@ export class PageDressing {
 
   static of(showings: readonly Showing[]): PageDressing {
     const badges = new Map<string, AttributeBadge>();
-    const origins = new Set<string>();
     for (const showing of showings) for (const badge of showing.attributes) badges.set(badge.id, badge);
-    for (const feature of new Set(showings.map((showing) => showing.feature))) {
-      const picture = pictureOf(feature);
-      if (picture !== null) origins.add(new URL(picture).origin);
-    }
     const classes = new Map<string, string>();
     const rules: string[] = [];
     // Colours are `#` and six hex digits, as the import requires: they are written as they are.
@@ -50,14 +32,15 @@ export class PageDressing {
     }
     const style = rules.join('');
     const styles = style === '' ? "'self'" : `'self' 'sha256-${createHash('sha256').update(style).digest('base64')}'`;
-    const pictures = origins.size === 0 ? "'none'" : [...origins].sort().join(' ');
     const policy = (embed: boolean): string =>
       [
         "default-src 'none'",
         `style-src ${styles}`,
         // Only a framed page runs a script; the JSON-LD of the other is data, which no policy runs.
         embed && "script-src 'self'",
-        `img-src ${pictures}`,
+        "img-src 'self'",
+        // Nothing on the page fetches; a crawler's script (Lighthouse's) reads /robots.txt so.
+        "connect-src 'self'",
         "base-uri 'none'",
         "form-action 'none'",
       ]

@@ -60,6 +60,11 @@ export interface Feature {
   readonly posterThumbnail: string | null;
   readonly backdrop: string | null;
   readonly trailer: string | null;
+  /**
+   * The URLs of its pictures (CONTRACT §13): the poster is the poster, else its thumbnail; a
+   * package's, those of its first film that has one.
+   */
+  readonly pictures: { readonly poster: string | null; readonly backdrop: string | null };
   /** A film's people, by name; none for a package. */
   readonly people: readonly Person[];
   /** The films a package shows, in order; for a film, the film itself. */
@@ -136,6 +141,11 @@ function personName(person: Film['people'][number]): string {
   return [person.firstName, person.lastName].map(given).filter((part) => part !== null).join(' ');
 }
 
+/** A film's poster (the poster, else its thumbnail) and backdrop. */
+export function filmPictures(film: Film): Feature['pictures'] {
+  return { poster: given(film.filmPosterUrl) ?? given(film.filmPosterThumbnailUrl), backdrop: given(film.backdropImageUrl) };
+}
+
 /** A film as the programme shows it. */
 export function filmFeature(film: Film): Feature {
   return {
@@ -151,6 +161,7 @@ export function filmFeature(film: Film): Feature {
     posterThumbnail: given(film.filmPosterThumbnailUrl),
     backdrop: given(film.backdropImageUrl),
     trailer: given(film.filmTrailerUrl),
+    pictures: filmPictures(film),
     people: film.people.map((person) => ({ name: personName(person), role: person.role })).filter((person) => person.name !== ''),
     films: [film],
   };
@@ -171,6 +182,10 @@ function packageFeature(filmPackage: FilmPackage, films: ReadonlyMap<string, Fil
     posterThumbnail: null,
     backdrop: null,
     trailer: null,
+    pictures: {
+      poster: shown.map((film) => filmPictures(film).poster).find((url) => url !== null) ?? null,
+      backdrop: shown.map((film) => filmPictures(film).backdrop).find((url) => url !== null) ?? null,
+    },
     people: [],
     films: shown,
   };

@@ -2,11 +2,12 @@
  * `/programme`: Marquee's own JSON of a selection (CONTRACT §12), camelCase, in the contract's
  * order; and `/programme/coming-soon` (§15), the films coming soon with the same fields.
  */
+import type { PictureDirectory } from '../images/picture-directory.js';
 import type { ComingSelection } from './coming-soon.js';
 import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
 
 /** A feature's own fields, as the programme and the coming-soon list give them. */
-export function featureFields(feature: Feature): object {
+function featureFields(feature: Feature, pictures: PictureDirectory): object {
   const common = {
     kind: feature.kind,
     id: feature.id,
@@ -20,13 +21,14 @@ export function featureFields(feature: Feature): object {
     posterThumbnail: feature.posterThumbnail,
     backdrop: feature.backdrop,
     trailer: feature.trailer,
+    images: { poster: pictures.describe(feature.pictures.poster), backdrop: pictures.describe(feature.pictures.backdrop) },
   };
   const members = feature.kind === 'film' ? { people: feature.people } : { films: feature.films.map((film) => ({ id: film.id, title: film.title })) };
   return { ...common, ...members };
 }
 
-function featureJson(feature: Feature, sessions: readonly ShownSession[]): object {
-  return { ...featureFields(feature), sessions: sessions.map(sessionJson) };
+function featureJson(feature: Feature, sessions: readonly ShownSession[], pictures: PictureDirectory): object {
+  return { ...featureFields(feature, pictures), sessions: sessions.map(sessionJson) };
 }
 
 function sessionJson({ showing, onSale }: ShownSession): object {
@@ -65,10 +67,10 @@ function siteJson(site: ShowtimesSite): object {
   };
 }
 
-export function showtimesJson({ site, from, days, features }: Selection): string {
-  return JSON.stringify({ site: siteJson(site), from, days, features: features.map(({ feature, sessions }: FeatureSessions) => featureJson(feature, sessions)) });
+export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory): string {
+  return JSON.stringify({ site: siteJson(site), from, days, features: features.map(({ feature, sessions }: FeatureSessions) => featureJson(feature, sessions, pictures)) });
 }
 
-export function comingSoonJson({ films }: ComingSelection): string {
-  return JSON.stringify({ films: films.map(({ feature, firstSession }) => ({ ...featureFields(feature), firstSession: firstSession?.start ?? null })) });
+export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory): string {
+  return JSON.stringify({ films: films.map(({ feature, firstSession }) => ({ ...featureFields(feature, pictures), firstSession: firstSession?.start ?? null })) });
 }

@@ -7,7 +7,8 @@
  */
 import type { ItemAvailability, MovieLeaf, MovieTheaterLeaf, PostalAddressLeaf, ScreeningEventLeaf, WithContext } from 'schema-dts';
 import type { Film } from '../catalogue/model.js';
-import type { Selection, Showing, ShowtimesSite } from './showings.js';
+import type { PictureDirectory } from '../images/picture-directory.js';
+import { filmPictures, type Selection, type Showing, type ShowtimesSite } from './showings.js';
 
 /** A schema.org node whose properties may be unknown (undefined) as it is written. */
 type Known<Node> = { [Property in keyof Node]?: Node[Property] | undefined };
@@ -31,14 +32,14 @@ function postalAddress(site: ShowtimesSite): PostalAddressLeaf {
   });
 }
 
-function movie(film: Film): MovieLeaf {
+function movie(film: Film, pictures: PictureDirectory): MovieLeaf {
   const trailer = text(film.filmTrailerUrl);
   return node<MovieLeaf>({
     '@type': 'Movie',
     name: film.title,
     duration: `PT${film.duration}M`,
     contentRating: text(film.rating),
-    image: text(film.filmPosterUrl),
+    image: pictures.describe(filmPictures(film).poster)?.src,
     trailer: trailer === undefined ? undefined : { '@type': 'VideoObject', name: `${film.title} (trailer)`, contentUrl: trailer },
   });
 }
@@ -48,7 +49,7 @@ function availability(showing: Showing): ItemAvailability {
   return showing.fewTicketsLeft ? 'https://schema.org/LimitedAvailability' : 'https://schema.org/InStock';
 }
 
-export function showtimesLinkedData(selection: Selection): WithContext<MovieTheaterLeaf> {
+export function showtimesLinkedData(selection: Selection, pictures: PictureDirectory): WithContext<MovieTheaterLeaf> {
   const { site } = selection;
   const address = postalAddress(site);
   // Each event names its theatre with its address, as search engines require of an event's location.
@@ -62,7 +63,7 @@ export function showtimesLinkedData(selection: Selection): WithContext<MovieThea
         endDate: showing.end,
         location,
         // A package presents its films; a film, itself.
-        workPresented: feature.kind === 'film' ? movie(feature.films[0] as Film) : feature.films.map(movie),
+        workPresented: feature.kind === 'film' ? movie(feature.films[0] as Film, pictures) : feature.films.map((film) => movie(film, pictures)),
         videoFormat: showing.format,
         inLanguage: text(showing.audioLanguage),
         subtitleLanguage: showing.subtitleLanguage ?? undefined,

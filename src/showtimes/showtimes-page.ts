@@ -9,13 +9,14 @@
  * framing page its height. Each time says its access terms in words (CONTRACT §15), a link per term
  * keeps only those screenings, and the films coming soon follow the week.
  */
+import type { PictureDirectory } from '../images/picture-directory.js';
 import { languageName, TERM_WORDS, type AccessTerm } from './access-terms.js';
 import { addDays, daysBetween } from './cinema-day.js';
 import type { ComingFilm } from './coming-soon.js';
 import { longDayName, shortDayParts } from './day-names.js';
 import { html, raw, type Html } from './html.js';
-import { HEIGHT_SCRIPT, PAGE_STYLESHEET } from './page-assets.js';
-import { pictureOf, type PageDressing } from './page-dressing.js';
+import { HEIGHT_SCRIPT, PAGE_ICON, PAGE_STYLESHEET } from './page-assets.js';
+import type { PageDressing } from './page-dressing.js';
 import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
 import { showtimesLinkedData } from './showtimes-linked-data.js';
 import { DEFAULT_DAYS, type ShowtimesQuery } from './showtimes-query.js';
@@ -42,12 +43,15 @@ export interface PageContext extends PageVisit {
   readonly accessTerms: readonly AccessTerm[];
   /** The films coming soon, listed after the week; none on a page narrowed to films. */
   readonly comingSoon: readonly ComingFilm[];
+  readonly pictures: PictureDirectory;
 }
 
-/** The posters a page loads at once; those below them wait until they are scrolled near. */
+/** The posters a page loads at once, first of all; those below them wait until they are scrolled near. */
 const EAGER_POSTERS = 3;
-/** The size the page reserves for a poster, so that nothing moves as posters load. */
+/** A poster's proportions until its source is read: a poster's, 2:3. The page's style sets its size. */
 const POSTER = { width: 120, height: 180 } as const;
+/** The width the page's style gives a poster (page.css), for the browser to choose a rendition before it lays the page out. */
+const POSTER_SIZES = '(min-width: 40rem) 8rem, 5rem';
 /** The actors a film names at most. */
 const ACTORS_NAMED = 3;
 
@@ -165,9 +169,14 @@ function session(context: PageContext, feature: Feature, shown: ShownSession, sc
 }
 
 function featureSection(context: PageContext, { feature, sessions }: FeatureSessions, place: number, screens: boolean): Html {
-  const picture = pictureOf(feature);
-  // The title is beside the poster: the picture adds nothing a screen reader should read out.
-  const poster = picture !== null && html`<img class="poster" src="${picture}" alt="" width="${POSTER.width}" height="${POSTER.height}"${place >= EAGER_POSTERS && html` loading="lazy"`} decoding="async">`;
+  const picture = context.pictures.describe(feature.pictures.poster);
+  // The title is beside the poster: the picture adds nothing a screen reader should read out. Its
+  // box, tinted, stays in place of a picture that cannot be shown.
+  const loading = place < EAGER_POSTERS ? html` fetchpriority="high"` : html` loading="lazy"`;
+  const poster =
+    picture === null
+      ? html`<span class="poster"></span>`
+      : html`<img class="poster" src="${picture.src}" srcset="${picture.srcset}" sizes="${POSTER_SIZES}" alt="" width="${picture.width ?? POSTER.width}" height="${picture.height ?? POSTER.height}"${loading} decoding="async">`;
   // A film's own page is a link to the same programme narrowed to it; a package is shown with each of its films'.
   const title =
     feature.kind === 'film' && context.query.films.length !== 1
@@ -295,8 +304,9 @@ export function showtimesPage(selection: Selection, context: PageContext): strin
 <meta name="description" content="${description}">
 <link rel="canonical" href="${canonical}">
 <link rel="stylesheet" href="${PAGE_STYLESHEET.href}">
+<link rel="icon" href="${PAGE_ICON.href}" type="image/svg+xml">
 ${context.dressing.badgeStyle !== '' && html`<style>${raw(context.dressing.badgeStyle)}</style>
-`}${context.embed ? html`<script src="${HEIGHT_SCRIPT.href}" defer></script>` : html`<script type="application/ld+json">${dataBlock(showtimesLinkedData(selection))}</script>`}
+`}${context.embed ? html`<script src="${HEIGHT_SCRIPT.href}" defer></script>` : html`<script type="application/ld+json">${dataBlock(showtimesLinkedData(selection, context.pictures))}</script>`}
 </head>
 <body>
 ${!context.embed && header(site)}<div class="width">

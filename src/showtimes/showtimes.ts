@@ -3,11 +3,12 @@
  * page, and the films coming soon (§15). An answer is written on its first request and kept, with
  * its ETag and compressed forms, until the clock changes it: until a session in it reaches its
  * sales cut-off (or, for the films coming soon, starts), and, for the window that starts today,
- * until the day turns (today is then another day, and another answer). Only the answers asked for
- * lately are kept.
+ * until the day turns (today is then another day, and another answer); and until a picture it
+ * names is read (its size is then known). Only the answers asked for lately are kept.
  */
 import type { ChangedRecords } from '../catalogue/changed-records.js';
 import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import type { PictureDirectory } from '../images/picture-directory.js';
 import type { HeldBytes } from '../formats/held-bytes.js';
 import { Representation } from '../formats/representation.js';
 import { showtimesCalendar } from './showtimes-calendar.js';
@@ -81,30 +82,34 @@ export class Showtimes {
     return Showtimes.of(showings, this.comingSoon.changed(records, showings.showings), this.customer, changedAt, held);
   }
 
-  /** The answer to `query` in `format` at `now`. */
-  answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number): Representation {
-    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format], (selection) => ({ text: this.write(format, selection), until: selection.until }));
+  /** The answer to `query` in `format` at `now`, naming the pictures `pictures` serves. */
+  answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number, pictures: PictureDirectory): Representation {
+    return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format, pictures.generation], (selection) => ({
+      text: this.write(format, selection, pictures),
+      until: selection.until,
+    }));
   }
 
-  /** The films coming soon (`/programme/coming-soon`) at `now`. */
-  comingSoonAnswer(now: number): Representation {
-    return this.keep('coming-soon', now, () => {
+  /** The films coming soon (`/programme/coming-soon`) at `now`, naming the pictures `pictures` serves. */
+  comingSoonAnswer(now: number, pictures: PictureDirectory): Representation {
+    return this.keep(JSON.stringify(['coming-soon', pictures.generation]), now, () => {
       const coming = this.comingAt(now);
-      return { text: comingSoonJson(coming), until: coming.until };
+      return { text: comingSoonJson(coming, pictures), until: coming.until };
     });
   }
 
   /**
    * The page of `query` (`/whats-on`) at `now`, for `visit`. Beside the selection, its bytes
    * depend on today (which days it calls today and tomorrow, which week it offers), on the films
-   * coming soon, which the page lists unless it is narrowed to some films, and on the visit: the
-   * key its links carry, framed or not, and the address it was asked at.
+   * coming soon, which the page lists unless it is narrowed to some films, on the visit (the key
+   * its links carry, framed or not, and the address it was asked at), and on the pictures the
+   * programme knows.
    */
-  page(query: ShowtimesQuery, visit: PageVisit, now: number): Representation {
+  page(query: ShowtimesQuery, visit: PageVisit, now: number, pictures: PictureDirectory): Representation {
     const today = this.cinemaDay(now);
-    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin], (selection) => {
+    return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin, pictures.generation], (selection) => {
       const coming = query.films.length === 0 ? this.comingAt(now) : { films: [], until: Infinity };
-      const text = showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing, accessTerms: this.showings.accessTerms, comingSoon: coming.films });
+      const text = showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing, pictures, accessTerms: this.showings.accessTerms, comingSoon: coming.films });
       return { text, until: Math.min(selection.until, coming.until) };
     });
   }
@@ -161,10 +166,10 @@ export class Showtimes {
     return this.today;
   }
 
-  private write(format: ShowtimesFormat, selection: Selection): string {
-    if (format === 'json') return showtimesJson(selection);
+  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): string {
+    if (format === 'json') return showtimesJson(selection, pictures);
     if (format === 'calendar') return showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt });
-    return JSON.stringify(showtimesLinkedData(selection));
+    return JSON.stringify(showtimesLinkedData(selection, pictures));
   }
 
   private letGoOldest(): void {

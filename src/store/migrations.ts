@@ -292,10 +292,31 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       next_at TEXT,
       PRIMARY KEY (endpoint_id, version, attempt)
     )`,
-    // The key of the digests that name customers in cache tags, one for every server of the database.
-    'CREATE TABLE cache_tag_key (singleton INTEGER PRIMARY KEY, secret TEXT NOT NULL)',
     // Changes older than --change-retention are let go by when they were made.
     'CREATE INDEX catalogue_change_changed_at ON catalogue_change (changed_at)',
+  ],
+  [
+    // Secrets every server of the database shares, by name: `images` signs the pictures' URLs,
+    // so that each server hands out, and answers, the same ones; `cache-tags` keys the digests
+    // that name customers in cache tags.
+    `CREATE TABLE server_secret (
+      name ${key} PRIMARY KEY,
+      secret TEXT NOT NULL
+    )`,
+    // The pictures read from their sources (CONTRACT §13), by a digest of their URL: their size,
+    // whatever the content is let go to stay within --image-cache, and their bytes while kept.
+    // BYTEA is PostgreSQL's binary type; SQLite stores the bytes as given under any type name.
+    `CREATE TABLE image_source (
+      id ${key} PRIMARY KEY,
+      url TEXT NOT NULL,
+      width INTEGER NOT NULL,
+      height INTEGER NOT NULL,
+      transparent INTEGER NOT NULL,
+      bytes INTEGER NOT NULL,
+      content BYTEA,
+      read_at TEXT NOT NULL,
+      used_at TEXT NOT NULL
+    )`,
   ],
 ];
 

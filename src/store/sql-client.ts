@@ -2,7 +2,8 @@
  * The little the repositories need from a database: queries with `?` placeholders, and
  * transactions. Each database has one adapter; nothing else knows which database it is.
  */
-export type SqlValue = string | number | null;
+/** Bytes go in as a Buffer; they come out as a Buffer (PostgreSQL) or a Uint8Array (SQLite). */
+export type SqlValue = string | number | null | Uint8Array;
 
 export interface TransactionOptions {
   readonly readOnly?: boolean;

@@ -24,7 +24,7 @@ export const DOCUMENTATION_ONLY: Pick<RouteShorthandOptions, 'validatorCompiler'
 };
 
 /** Goes on with `value` at once when it is there, or once it is: a request pays for a promise only when it has to wait. */
-export function when<T, Result>(value: T | Promise<T>, then: (value: T) => Result): Result | Promise<Result> {
+export function when<T, Result>(value: T | Promise<T>, then: (value: T) => Result | Promise<Result>): Result | Promise<Result> {
   return value instanceof Promise ? value.then(then) : then(value);
 }
 

@@ -9,6 +9,8 @@
  */
 import { CHANGE_KINDS } from '../../catalogue/catalogue-change.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod, FastifySchema, FastifyContextConfig } from 'fastify';
+import type { Representation } from '../../formats/representation.js';
+import type { PictureDirectory } from '../../images/picture-directory.js';
 import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showtimes-query.js';
 import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
 import { comingSoonOperation, showtimesOperation } from '../../reference/showtimes-schemas.js';
@@ -28,6 +30,8 @@ export interface ShowtimesRouteOptions {
   readonly access: onRequestHookHandler;
   /** The time now, in milliseconds since the epoch: what is on sale, and which day it is. */
   readonly now: () => number;
+  /** The addresses of the pictures the programme names. */
+  readonly pictures: PictureDirectory;
 }
 
 /** Each path of the programme: the format it answers in. */
@@ -69,7 +73,7 @@ const answerPreflight: onRequestHookHandler = (request, reply, done) => {
 };
 
 /** What answers a request from the programme: its prepared selections, the filters read, and the Cache-Control its caller allows. */
-export type ShowtimesAnswer = (showtimes: Showtimes, query: ShowtimesQuery, cacheControl: string) => FastifyReply;
+export type ShowtimesAnswer = (showtimes: Showtimes, query: ShowtimesQuery, cacheControl: string) => FastifyReply | Promise<FastifyReply>;
 
 /**
  * Answers from the programme the customer's catalogue prepared: the filters first, so that a bad
@@ -87,7 +91,7 @@ function answerFromProgramme(
   { catalogues, cacheControl, publicCacheControl }: ShowtimesRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
-  answer: (showtimes: Showtimes, cacheControl: string) => FastifyReply,
+  answer: (showtimes: Showtimes, cacheControl: string) => FastifyReply | Promise<FastifyReply>,
 ): FastifyReply | Promise<FastifyReply> {
   const cached = request.publishable ? publicCacheControl : cacheControl;
   return answerFromCatalogue(
@@ -97,6 +101,15 @@ function answerFromProgramme(
     (catalogue) => when(catalogue.part('showtimes'), (showtimes) => (showtimes === null ? sendProblem(request, reply, NO_SITE) : answer(showtimes, cached))),
     'showtimes',
   );
+}
+
+/**
+ * An answer written for this request, sent once compressed (in the thread pool): it may be the
+ * first request for it, and the page and the programme are too large to send as they are.
+ */
+export async function sendWritten(request: FastifyRequest, reply: FastifyReply, answer: Representation, contentType: string, cacheControl: string): Promise<FastifyReply> {
+  await answer.compressed();
+  return sendAnswer(request, reply, answer, contentType, cacheControl);
 }
 
 /**
@@ -113,10 +126,10 @@ export function registerShowtimesRoutes(app: FastifyInstance, options: Showtimes
   const config = { cors: false, reads: PROGRAMME_READS } as const;
   for (const { path, format, contentType } of SHOWTIMES_PATHS) {
     const answer = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
-      answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendAnswer(request, reply, showtimes.answer(query, format, options.now()), contentType, cached));
+      answerFromShowtimes(options, request, reply, (showtimes, query, cached) => sendWritten(request, reply, showtimes.answer(query, format, options.now(), options.pictures), contentType, cached));
     registerProgrammePath(app, options.access, path, { schema: showtimesOperation(format, contentType), config }, answer);
   }
   const comingSoon = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> =>
-    answerFromProgramme(options, request, reply, (showtimes, cached) => sendAnswer(request, reply, showtimes.comingSoonAnswer(options.now()), COMING_SOON_PATH.contentType, cached));
+    answerFromProgramme(options, request, reply, (showtimes, cached) => sendWritten(request, reply, showtimes.comingSoonAnswer(options.now(), options.pictures), COMING_SOON_PATH.contentType, cached));
   registerProgrammePath(app, options.access, COMING_SOON_PATH.path, { schema: comingSoonOperation(), config }, comingSoon);
 }
