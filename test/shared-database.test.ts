@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { DEMO, TEST_DATABASE, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { DEMO, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { skippedByDesign } from './skipped-by-design.js';
 
 type Json = Record<string, unknown>;
 
@@ -62,7 +63,8 @@ test('two servers on one database both show an import made through the command l
   await stop(first, second);
 });
 
-test('a server answers from its last catalogue while its database is away, and catches up when it returns', { skip: TEST_DATABASE !== 'postgres' && 'cutting a database off is done on PostgreSQL' }, async () => {
+const OUTAGE = 'a server answers from its last catalogue while its database is away, and catches up when it returns';
+test(OUTAGE, { skip: skippedByDesign(OUTAGE) }, async () => {
   const database = await freshDatabase();
   const name = new URL(database).pathname.slice(1);
   assert.equal((await runCli(['import', '--database', database, DEMO])).status, 0);
