@@ -151,7 +151,10 @@ describe('what is stored', () => {
     const listed = await runCli(['token', 'list', '--json', '--database', t.database]);
     assert.equal(listed.status, 0, listed.stderr);
     const [info] = JSON.parse(listed.stdout) as Json[];
-    assert.ok(String(info?.['lastUsedAt']) >= before, `last use ${String(info?.['lastUsedAt'])} is after ${before}`);
+    const lastUsedAt = info?.['lastUsedAt'];
+    // A last use must be there before its time can be compared: 'null' sorts after any date.
+    assert.ok(typeof lastUsedAt === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(lastUsedAt), `last use is a time: ${String(lastUsedAt)}`);
+    assert.ok(lastUsedAt >= before && lastUsedAt <= new Date().toISOString(), `last use ${lastUsedAt} is after ${before}, and not in the future`);
   });
 
   test('recording last use in the background never waits for an import holding the write lock', async () => {
