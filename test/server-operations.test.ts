@@ -5,9 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SERVE_COMMAND } from '../src/cli/serve-command.js';
-import { SETTINGS } from '../src/config.js';
-import { DEMO, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { DEMO, freshDatabase, nonEmpty, ROOT, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
 
 interface Answer {
   readonly status: number;
@@ -397,15 +395,51 @@ describe('a hardened server', () => {
   });
 });
 
+interface ReadmeSetting {
+  /** The flag with its value's name, `--port N`. */
+  readonly flag: string;
+  readonly variable: string;
+  /** The default where the README gives one as a literal value. */
+  readonly fallback: string | undefined;
+}
+
+/**
+ * The settings of `serve` as README.md's configuration table describes them, a row's flags,
+ * variables and defaults paired in order: rows that name other commands only are left out.
+ */
+async function readmeServeSettings(): Promise<ReadmeSetting[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const table = /^## Configuration\n[\s\S]*?\n(\| Flag \|[\s\S]*?)\n\n/m.exec(readme)?.[1] ?? '';
+  const codes = (cell: string): string[] => [...cell.matchAll(/`([^`]*)`/g)].map((match) => (match[1] ?? '').replace(/\\\|/g, '|'));
+  const settings: ReadmeSetting[] = [];
+  for (const row of table.split('\n').slice(2)) {
+    const [flags = '', variables = '', defaults = '', meaning = ''] = row.split(/(?<!\\)\|/).slice(1, -1);
+    const commands = /^\s*\(([a-z, ]+)\)/.exec(meaning)?.[1];
+    if (commands !== undefined && !commands.split(', ').includes('serve')) continue;
+    const [variableList, defaultList] = [codes(variables), codes(defaults)];
+    codes(flags).forEach((flag, index) => {
+      const fallback = defaultList[index];
+      settings.push({ flag, variable: variableList[index] ?? '', fallback: fallback === undefined || fallback.startsWith('--') ? undefined : fallback });
+    });
+  }
+  return settings;
+}
+
 describe('serve settings', () => {
-  test('every setting of serve is a flag and an environment variable, and --help lists them', async () => {
+  test('every setting of serve in the README\'s configuration table is a flag and an environment variable, --help lists each with its default, and no other', async () => {
     const help = await runCli(['serve', '--help']);
     assert.equal(help.status, 0);
-    for (const name of SERVE_COMMAND.settings) {
-      const setting = SETTINGS[name];
-      assert.ok('env' in setting, `${setting.flag} has an environment variable`);
-      assert.match(help.stdout, new RegExp(`--${setting.flag} ${setting.valueName} .*\\(env ${setting.env}\\)(; default |$)`, 'm'), setting.flag);
+    const settings = nonEmpty(await readmeServeSettings(), 'serve setting in the README');
+    for (const { flag, variable, fallback } of settings) {
+      assert.ok(variable !== '', `${flag} has an environment variable in the README`);
+      // The README writes `…_BURST` for a variable that shares the one before it's prefix.
+      const env = variable.startsWith('…') ? `MARQUEE\\w*${variable.slice(1)}` : variable;
+      const shown = fallback === undefined ? '(; default .*)?' : `; default ${fallback.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+      assert.match(help.stdout, new RegExp(`^  ${flag.replace(/[|]/g, '\\|')} .*\\(env ${env}\\)${shown}$`, 'm'), flag);
     }
+    const named = new Set(settings.map(({ flag }) => flag.split(' ')[0]));
+    const listed = [...help.stdout.matchAll(/^ {2}(--[\w-]+)/gm)].map((match) => match[1]).filter((flag) => !['--seed', '--seed-today', '--help'].includes(flag ?? ''));
+    assert.deepEqual(listed.filter((flag) => !named.has(flag)), [], 'every flag of serve --help is in the README\'s table');
   });
 
   test('a bad value stops serve with one line naming the flag or variable, exit status 2', async () => {
