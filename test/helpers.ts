@@ -21,7 +21,7 @@ import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import type { SqlClient } from '../src/store/sql-client.js';
+import { DatabaseBusyError, type SqlClient } from '../src/store/sql-client.js';
 import { inXmlOrder } from './wire-properties.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -72,6 +72,20 @@ let databasesCreated = 0;
 export interface FreshDatabaseOptions {
   /** On PostgreSQL, the ICU locale of the database's default collation. */
   readonly postgresIcuLocale?: string;
+}
+
+/** Whether some process holds the database's write lock: a write that must not wait finds out. */
+export async function writerLockHeld(database: string): Promise<boolean> {
+  const db = await openDatabase(parseDatabaseSpec(database));
+  try {
+    await db.transaction(async () => {}, { failIfBusy: true });
+    return false;
+  } catch (error) {
+    if (error instanceof DatabaseBusyError) return true;
+    throw error;
+  } finally {
+    await db.close();
+  }
 }
 
 /** A database string for a fresh, empty database of the kind under test, dropped when the test file ends. */

@@ -14,9 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
-import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DatabaseBusyError } from '../src/store/sql-client.js';
-import { atEnd, DEMO, exportCatalogue, freshDatabase, MARQUEE, ROOT, runCli, tempDir, waitFor, type CliResult } from './helpers.js';
+import { atEnd, DEMO, exportCatalogue, freshDatabase, MARQUEE, ROOT, runCli, tempDir, waitFor, writerLockHeld, type CliResult } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
 
 type Json = Record<string, unknown>;
@@ -46,20 +44,6 @@ function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Running
     await done;
   });
   return { stderr: () => stderr, done };
-}
-
-/** Whether some process holds the database's write lock: a write that must not wait finds out. */
-async function writerLockHeld(database: string): Promise<boolean> {
-  const db = await openDatabase(parseDatabaseSpec(database));
-  try {
-    await db.transaction(async () => {}, { failIfBusy: true });
-    return false;
-  } catch (error) {
-    if (error instanceof DatabaseBusyError) return true;
-    throw error;
-  } finally {
-    await db.close();
-  }
 }
 
 interface LongImport {
