@@ -77,7 +77,7 @@ describe('GET /programme', () => {
   test('a session carries its times with the offset of their instant, its screen, attributes and sale', async () => {
     const answer = await programme(demo, FORTNIGHT);
     const byId = new Map(sessionsOf(answer).map((session) => [session['id'], session]));
-    for (const source of sessions.filter((session) => session['ShowType'] === 'Public')) {
+    for (const source of nonEmpty(sessions.filter((session) => session['ShowType'] === 'Public'), 'public demo session')) {
       const session = byId.get(source['Id']) as Json;
       const pairs = [['start', 'PreShowStartTime'], ['featureStart', 'FeatureStartTime'], ['end', 'FeatureEndTime'], ['salesCutOff', 'SalesCutOffTime']] as const;
       for (const [name, field] of pairs) {
