@@ -43,7 +43,10 @@ async function refused(port: number): Promise<boolean> {
     (await open(port)).destroy();
     return false;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') return true;
+    // A connection the closing listener had queued is reset: not refused yet.
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ECONNRESET') return false;
+    if (code === 'ECONNREFUSED') return true;
     throw error;
   }
 }
@@ -159,9 +162,8 @@ describe('graceful shutdown', () => {
     // Requests whose heads are held back until the server is shutting down: in flight when the signal comes.
     const slow = await Promise.all(times(4, () => heldRequest(server.port, '/v4/film')));
     const readiness = await heldRequest(server.port, '/readyz');
-    const quick = times(30, () => get(server.port, '/v1/filmpackage'));
-    // Each connection is the server's once it has answered a request sent after them.
-    assert.equal((await get(server.port, '/healthz')).status, 200);
+    // Answered while those are held, and so after the server has taken their connections.
+    for (const answer of await Promise.all(times(30, () => get(server.port, '/v1/filmpackage')))) assert.equal(answer.status, 200);
     server.child.kill('SIGTERM');
     await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), DEADLINE_MS);
     await waitFor(() => refused(server.port), DEADLINE_MS);
@@ -172,7 +174,6 @@ describe('graceful shutdown', () => {
       assert.match(answer.body, /^<ArrayOfFilm [^>]*>.*<\/ArrayOfFilm>$/s);
       assert.equal(Buffer.byteLength(answer.body), Number(answer.headers['content-length']));
     }
-    for (const answer of await Promise.all(quick)) assert.equal(answer.status, 200);
     const notReady = await readiness.finish();
     assert.equal(notReady.status, 503, 'a server shutting down is not ready');
     assert.match(notReady.body, /<detail>The server is shutting down\.<\/detail>/);
