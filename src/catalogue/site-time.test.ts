@@ -75,7 +75,8 @@ test('a zone clock places every time where Intl\'s zone data does, across change
       const wallClock = new Date(time).toISOString().slice(0, 19);
       const { instant, shown } = intlPlaceOf(wallClock, zone);
       assert.equal(clock.instantOf(wallClock), instant, `${zone} ${wallClock}`);
-      assert.equal(instantOf(wallClock, zone), instant, `${zone} ${wallClock}`);
+      // The slower function of one time, at the changes and once a day or so.
+      if (shown !== 1 || (time / 3_557_000) % 24 === 0) assert.equal(instantOf(wallClock, zone), instant, `${zone} ${wallClock}`);
       if (shown === 0) times.skipped++;
       if (shown === 2) times.repeated++;
     }
