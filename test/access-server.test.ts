@@ -17,8 +17,11 @@ async function status(url: string, headers: Record<string, string> = {}): Promis
   return response.status;
 }
 
-// Changes reach a server within one poll interval (250 ms); the 3 s ceilings only keep a busy machine from failing the test.
-test('an open server says so, closes within a second of the first token, and a revocation reaches it as fast', async (t) => {
+// Changes reach a server at its next look at the database (every 250 ms); how soon is reported, not
+// asserted: the deadlines only stop a test that would otherwise wait for ever.
+const DEADLINE_MS = 30_000;
+
+test('an open server says so, closes once the first token exists, with no restart, and a revocation reaches it the same way', async (t) => {
   const database = await freshDatabase();
   const server = await serve(['--database', database, '--seed', DEMO]);
   const films = `${server.url}/v4/film`;
@@ -30,10 +33,10 @@ test('an open server says so, closes within a second of the first token, and a r
     assert.equal(await status(films), 200);
 
     const token = await createToken(database);
-    const closedAfter = await waitFor(async () => (await status(films)) === 401, 3000);
+    const closedAfter = await waitFor(async () => (await status(films)) === 401, DEADLINE_MS);
     t.diagnostic(`closed ${closedAfter} ms after the first token was created`);
-    // The log leaves in batches, within 20 ms of the line.
-    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'access tokens loaded: every API request needs one'), 1000);
+    // The log leaves in batches: wait for the line itself.
+    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'access tokens loaded: every API request needs one'), DEADLINE_MS);
     assert.equal(await status(films, { veeziaccesstoken: token }), 200);
     assert.equal(await status(films, { authorization: `Bearer ${token}` }), 200);
     const refused = await fetch(films);
@@ -42,7 +45,7 @@ test('an open server says so, closes within a second of the first token, and a r
 
     const revoked = await runCli(['token', 'revoke', '--database', database, '1']);
     assert.equal(revoked.status, 0, revoked.stderr);
-    const revokedAfter = await waitFor(async () => (await status(films, { veeziaccesstoken: token })) === 401, 3000);
+    const revokedAfter = await waitFor(async () => (await status(films, { veeziaccesstoken: token })) === 401, DEADLINE_MS);
     t.diagnostic(`refused ${revokedAfter} ms after the token was revoked`);
     assert.equal(await status(films), 401, 'revoking the last token does not open the service again');
   } finally {
@@ -64,8 +67,8 @@ test('a closed server says tokens are needed; last use is written every few seco
     assert.ok(!server.logs.some((entry) => String(entry['msg']).startsWith('no access token exists')));
     assert.equal(await status(`${server.url}/v4/film/HO00000101`, { veeziaccesstoken: token }), 200);
     // Written by the flush every 5 s while the server runs. A flush that finds another writer
-    // holding the database leaves its times to the next one, so two intervals are allowed.
-    await waitFor(async () => typeof (await lastUses())[0] === 'string', 12_000).catch((error: unknown) => {
+    // holding the database leaves its times to the next one.
+    await waitFor(async () => typeof (await lastUses())[0] === 'string', DEADLINE_MS).catch((error: unknown) => {
       const warnings = server.logs.filter((entry) => Number(entry['level']) >= 40);
       throw new Error(`${String(error)}; the server's warnings: ${JSON.stringify(warnings)}`);
     });
@@ -81,7 +84,7 @@ test('a closed server says tokens are needed; last use is written every few seco
 
 test('rate limits and CORS origins come from flags and the environment', async () => {
   const database = await freshDatabase();
-  const server = await serve(['--database', database, '--seed', DEMO, '--rate-limit', '0.5', '--rate-burst', '2', '--cors-origin', 'https://one.example'], {
+  const server = await serve(['--database', database, '--seed', DEMO, '--rate-limit', '0.01', '--rate-burst', '2', '--cors-origin', 'https://one.example'], {
     MARQUEE_CORS_ORIGINS: 'https://ignored.example',
   });
   try {
@@ -93,7 +96,9 @@ test('rate limits and CORS origins come from flags and the environment', async (
     assert.equal(ignored.headers.get('access-control-allow-origin'), null, 'the flag wins over the variable');
     const third = await fetch(`${server.url}/v4/film`);
     assert.equal(third.status, 429);
-    assert.equal(third.headers.get('retry-after'), '2');
+    // One request a hundred seconds: however slow the machine, the bucket has not refilled.
+    const retryAfter = Number(third.headers.get('retry-after'));
+    assert.ok(retryAfter > 50 && retryAfter <= 100, `Retry-After ${retryAfter}`);
   } finally {
     server.child.kill('SIGTERM');
     await once(server.child, 'exit');

@@ -3,14 +3,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
+import { DOMParser, type Element } from '@xmldom/xmldom';
 import { compareCodePoints } from '../src/catalogue/code-points.js';
-import { FILM_SHAPE, PACKAGE_FILM_SHAPE, PACKAGE_SHAPE, PERSON_SHAPE } from '../src/formats/wire-shape.js';
-import { DEMO, parseXmlAnswer, startTestApp, tempDir, varyOf, type TestApp } from './helpers.js';
+import { DEMO, nonEmpty, parseXmlAnswer, startTestApp, tempDir, varyOf, type TestApp } from './helpers.js';
+import { FILM, inXmlOrder, PACKAGE, PACKAGE_FILM, PERSON } from './wire-properties.js';
 
 type Json = Record<string, unknown>;
 
 const DATA_CONTRACT = 'http://schemas.datacontract.org/2004/07/Vista.Online.BackOffice.Api.Models.V1';
-const FILM_PROPERTIES = FILM_SHAPE.fields.map((field) => field.name);
 
 let t: TestApp;
 let demoFilms: Json[];
@@ -33,7 +33,8 @@ describe('GET /v4/film', () => {
     assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
     const films = response.json<Json[]>();
     assert.equal(films.length, demoFilms.length);
-    for (const film of films) assert.deepEqual(Object.keys(film), FILM_PROPERTIES);
+    for (const film of nonEmpty(films, 'film')) assert.deepEqual(Object.keys(film), FILM);
+    assert.deepEqual(Object.keys((films.find((film) => (film['People'] as Json[]).length > 0)?.['People'] as Json[] | undefined)?.[0] ?? {}), PERSON);
     assert.deepEqual(new Set(films.map((film) => film['Status'])), new Set(['Active', 'Inactive', 'Deleted']));
   });
 
@@ -50,7 +51,7 @@ describe('GET /v4/film', () => {
   test('returns every film exactly as imported: null and "" apart, non-ASCII intact', async () => {
     const films = (await get('/v4/film')).json<Json[]>();
     const byId = new Map(films.map((film) => [film['Id'], film]));
-    for (const film of demoFilms) assert.deepEqual(byId.get(film['Id']), film);
+    for (const film of nonEmpty(demoFilms, 'demo film')) assert.deepEqual(byId.get(film['Id']), film);
     const all = JSON.stringify(films);
     assert.match(all, /"Synopsis":null/);
     assert.match(all, /"Synopsis":""/);
@@ -61,7 +62,7 @@ describe('GET /v4/film', () => {
 describe('GET /v4/film/{id}', () => {
   test('answers each film as it appears in the list', async () => {
     const films = (await get('/v4/film')).json<Json[]>();
-    for (const film of films) {
+    for (const film of nonEmpty(films, 'film')) {
       const response = await get(`/v4/film/${encodeURIComponent(film['Id'] as string)}`);
       assert.equal(response.statusCode, 200);
       assert.deepEqual(response.json(), film);
@@ -93,12 +94,13 @@ describe('GET /v1/filmpackage and /v1/filmpackage/{id}', () => {
     const packages = response.json<Json[]>();
     assert.equal(packages.length, demoPackages.length);
     assert.deepEqual(packages.map((p) => p['Id']), demoPackages.map((p) => p['Id'] as number).sort((a, b) => a - b));
-    for (const filmPackage of packages) {
-      assert.deepEqual(Object.keys(filmPackage), PACKAGE_SHAPE.fields.map((field) => field.name));
+    for (const filmPackage of nonEmpty(packages, 'package')) {
+      assert.deepEqual(Object.keys(filmPackage), PACKAGE);
       const films = filmPackage['Films'] as Json[];
       assert.deepEqual(films.map((film) => film['Order']), films.map((film) => film['Order'] as number).sort((a, b) => a - b));
-      for (const film of films) assert.deepEqual(Object.keys(film), PACKAGE_FILM_SHAPE.fields.map((field) => field.name));
+      for (const film of films) assert.deepEqual(Object.keys(film), PACKAGE_FILM);
     }
+    assert.ok(packages.some((filmPackage) => (filmPackage['Films'] as Json[]).length > 1), 'a package of several films shows their order');
     assert.match(response.body, /"SplitPercent":33\.333333,/);
     assert.match(response.body, /"SplitPercent":33\.333334,/);
     assert.match(response.body, /"SplitPercent":50\.000000,/);
@@ -130,6 +132,22 @@ describe('GET /v1/filmpackage and /v1/filmpackage/{id}', () => {
   });
 });
 
+/** The root element of the XML answer at `url`. */
+async function xmlElement(url: string): Promise<Element> {
+  const root = new DOMParser().parseFromString((await get(url, { accept: 'text/xml' })).body, 'text/xml').documentElement;
+  assert.ok(root !== null, url);
+  return root;
+}
+
+/** The names of an element's children, each once, in the order they come. */
+function distinctChildren(element: Element): string[] {
+  const names: string[] = [];
+  for (let node = element.firstChild; node !== null; node = node.nextSibling) {
+    if (node.nodeType === node.ELEMENT_NODE && !names.includes((node as Element).localName ?? '')) names.push((node as Element).localName ?? '');
+  }
+  return names;
+}
+
 describe('XML', () => {
   const urls = async (): Promise<string[]> => {
     const films = (await get('/v4/film')).json<Json[]>();
@@ -143,7 +161,7 @@ describe('XML', () => {
   };
 
   test('every answer read back by a real XML parser equals the JSON answer, field by field', async () => {
-    for (const url of await urls()) {
+    for (const url of nonEmpty(await urls(), 'URL')) {
       const xml = await get(url, { accept: 'application/xml' });
       assert.equal(xml.statusCode, 200);
       assert.equal(xml.headers['content-type'], 'application/xml; charset=utf-8');
@@ -160,9 +178,18 @@ describe('XML', () => {
     assert.equal(parseXmlAnswer((await get('/v1/filmpackage', { accept: 'text/xml' })).body).root, 'ArrayOfFilmPackage');
     assert.equal(parseXmlAnswer((await get('/v1/filmpackage/1', { accept: 'text/xml' })).body).root, 'FilmPackage');
     assert.equal(parseXmlAnswer((await get('/v4/film/HO00000101', { accept: 'text/xml' })).body).root, 'Film');
-    assert.deepEqual(PERSON_SHAPE.xmlFields.map((field) => field.name), ['FirstName', 'Id', 'LastName', 'Role']);
-    assert.deepEqual(PACKAGE_SHAPE.xmlFields.map((field) => field.name), ['Films', 'Id', 'Status', 'Title']);
-    assert.deepEqual(PACKAGE_FILM_SHAPE.xmlFields.map((field) => field.name), ['CleanUpDuration', 'FilmId', 'Order', 'SplitPercent', 'Title', 'TrailerDuration']);
+    // Each record's elements, read off the answers: every property, in ordinal order.
+    const film = await xmlElement('/v4/film/HO00000101');
+    assert.deepEqual(distinctChildren(film), inXmlOrder(FILM));
+    const [person] = film.getElementsByTagName('People');
+    assert.ok(person !== undefined, 'HO00000101 has people');
+    assert.deepEqual(distinctChildren(person), inXmlOrder(PERSON));
+    const filmPackage = await xmlElement('/v1/filmpackage/1');
+    assert.deepEqual(distinctChildren(filmPackage), inXmlOrder(PACKAGE));
+    const [packageFilm] = filmPackage.getElementsByTagName('FilmPackageFilm');
+    assert.ok(packageFilm !== undefined, 'package 1 has films');
+    assert.deepEqual(distinctChildren(packageFilm), inXmlOrder(PACKAGE_FILM));
+    assert.deepEqual(inXmlOrder(PACKAGE), ['Films', 'Id', 'Status', 'Title'], 'ordinal order, as DataContract writes it');
   });
 
   test('null is i:nil, "" an empty element, nobody no People element, no films <Films/>', async () => {

@@ -1,4 +1,5 @@
 /** What the integration tests share: databases, the app, the command line, an XML reader. */
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -21,7 +22,8 @@ import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import type { SqlClient } from '../src/store/sql-client.js';
+import { DatabaseBusyError, type SqlClient } from '../src/store/sql-client.js';
+import { inXmlOrder } from './wire-properties.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DEMO = join(ROOT, 'demo');
@@ -71,6 +73,20 @@ let databasesCreated = 0;
 export interface FreshDatabaseOptions {
   /** On PostgreSQL, the ICU locale of the database's default collation. */
   readonly postgresIcuLocale?: string;
+}
+
+/** Whether some process holds the database's write lock: a write that must not wait finds out. */
+export async function writerLockHeld(database: string): Promise<boolean> {
+  const db = await openDatabase(parseDatabaseSpec(database));
+  try {
+    await db.transaction(async () => {}, { failIfBusy: true });
+    return false;
+  } catch (error) {
+    if (error instanceof DatabaseBusyError) return true;
+    throw error;
+  } finally {
+    await db.close();
+  }
 }
 
 /** A database string for a fresh, empty database of the kind under test, dropped when the test file ends. */
@@ -217,6 +233,15 @@ export function varyOf(response: { headers: Record<string, unknown> }): string {
   return String(response.headers['vary'] ?? '').split(',').map((field) => field.trim()).filter((field) => field !== '').sort().join(', ');
 }
 
+/**
+ * `list`, once it is shown to hold something: a check of each item of an empty list checks
+ * nothing, and passes.
+ */
+export function nonEmpty<T>(list: readonly T[], what: string): readonly T[] {
+  assert.ok(list.length > 0, `expected at least one ${what}, found none`);
+  return list;
+}
+
 /** Polls `condition` every 50 ms; fails after `timeoutMs`. Resolves with the time it took. */
 export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<number> {
   const started = Date.now();
@@ -241,10 +266,10 @@ function childElements(element: Element): Element[] {
  */
 function xmlRecordToJson(element: Element, shape: WireShape<unknown>): Record<string, unknown> {
   const children = childElements(element);
-  const names = children.map((child) => child.localName);
-  const expectedOrder = shape.xmlFields.map((field) => field.name).filter((name) => names.includes(name));
+  const names = children.map((child) => child.localName ?? '');
   const distinct = names.filter((name, index) => names.indexOf(name) === index);
-  if (distinct.join() !== expectedOrder.join()) throw new Error(`<${shape.name}> children out of order: ${distinct.join(', ')}`);
+  // The order is checked against the rule (§4: ordinal order of the names), not the code's tables.
+  if (distinct.join() !== inXmlOrder(distinct).join()) throw new Error(`<${shape.name}> children out of order: ${distinct.join(', ')}`);
   const json: Record<string, unknown> = {};
   for (const field of shape.fields) {
     const elements = children.filter((child) => child.localName === field.name);

@@ -10,19 +10,17 @@ import {
   ATTRIBUTE_SHAPE,
   FILM_SHAPE,
   FILM_V1_SHAPE,
-  PACKAGE_FILM_SHAPE,
   PACKAGE_SHAPE,
-  PERSON_SHAPE,
   SCREEN_SHAPE,
   SESSION_SHAPE,
-  SITE_SCREEN_SHAPE,
   SITE_SHAPE,
   WEB_SESSION_SHAPE,
   type WireShape,
 } from '../src/formats/wire-shape.js';
 import { issueToken } from '../src/access/manage-tokens.js';
 import { buildApp } from '../src/http/app.js';
-import { DEMO_FILES, parseXmlAnswer, sessionAt, startTestApp, tempDir, type TestApp } from './helpers.js';
+import { DEMO_FILES, demoRecords, nonEmpty, parseXmlAnswer, sessionAt, startTestApp, tempDir, type TestApp } from './helpers.js';
+import { ATTRIBUTE, FILM, FILM_V1, PACKAGE, PACKAGE_FILM, PERSON, SCREEN, SESSION, SITE, SITE_SCREEN, WEB_SESSION } from './wire-properties.js';
 
 type Json = Record<string, unknown>;
 interface MediaType { readonly schema: Json; readonly example?: unknown; readonly examples?: Readonly<Record<string, { readonly $ref: string }>> }
@@ -163,24 +161,25 @@ describe('/openapi.json', () => {
 
   test('names the XML elements and the namespace, wraps Films and repeats People', () => {
     const schemas = doc.components.schemas;
-    const shapes: [string, WireShape<never>][] = [
-      ['Film', FILM_SHAPE],
-      ['FilmV1', FILM_V1_SHAPE],
-      ['Person', PERSON_SHAPE],
-      ['FilmPackage', PACKAGE_SHAPE],
-      ['FilmPackageFilm', PACKAGE_FILM_SHAPE],
-      ['Screen', SCREEN_SHAPE],
-      ['Attribute', ATTRIBUTE_SHAPE],
-      ['Site', SITE_SHAPE],
-      ['SiteScreen', SITE_SCREEN_SHAPE],
-      ['Session', SESSION_SHAPE],
-      ['WebSession', WEB_SESSION_SHAPE],
+    // Schema, XML element, properties in JSON order (written from the contract).
+    const records: [string, string, readonly string[]][] = [
+      ['Film', 'Film', FILM],
+      ['FilmV1', 'Film', FILM_V1],
+      ['Person', 'People', PERSON],
+      ['FilmPackage', 'FilmPackage', PACKAGE],
+      ['FilmPackageFilm', 'FilmPackageFilm', PACKAGE_FILM],
+      ['Screen', 'Screen', SCREEN],
+      ['Attribute', 'Attribute', ATTRIBUTE],
+      ['Site', 'Site', SITE],
+      ['SiteScreen', 'Screen', SITE_SCREEN],
+      ['Session', 'Session', SESSION],
+      ['WebSession', 'Session', WEB_SESSION],
     ];
-    for (const [name, shape] of shapes) {
+    for (const [name, element, properties] of records) {
       const schema = schemas[name] as { properties: Json; required: string[]; xml: Json };
-      assert.deepEqual(schema.xml, { name: shape.name, namespace: DATA_CONTRACT }, name);
-      assert.deepEqual(Object.keys(schema.properties), shape.fields.map((field) => field.name), `${name}: the wire shape's properties, in JSON order`);
-      assert.deepEqual(schema.required, shape.fields.map((field) => field.name), `${name}: every property is always present`);
+      assert.deepEqual(schema.xml, { name: element, namespace: DATA_CONTRACT }, name);
+      assert.deepEqual(Object.keys(schema.properties), properties, `${name}: the contract's properties, in JSON order`);
+      assert.deepEqual(schema.required, properties, `${name}: every property is always present`);
     }
     const property = (schema: string, name: string): Json => (schemas[schema] as { properties: Record<string, Json> }).properties[name] ?? {};
     assert.deepEqual(property('Film', 'People')['xml'], { wrapped: false });
@@ -242,6 +241,38 @@ describe('examples', () => {
       assert.deepEqual(parsed.value, json, `${path}: the XML example holds what the JSON one does`);
     }
     assert.equal((exampleOf('/v4/film', '200', 'application/json') as Json[]).length, 2, 'the list examples hold more than one record');
+  });
+
+  test('the JSON examples are records of the demo cinema as its files hold them, property for property, in the contract\'s order', async () => {
+    const demo = {
+      film: await demoRecords('films'),
+      filmpackage: await demoRecords('filmpackages'),
+      screen: await demoRecords('screens'),
+      attribute: await demoRecords('attributes'),
+      site: await demoRecords('site'),
+      session: await demoRecords('sessions'),
+    };
+    const only = (names: readonly string[]) => (record: Json): Json => Object.fromEntries(names.map((name) => [name, record[name]]));
+    /** Per path: the demo file's records, as that path answers them, and the properties of one. */
+    const expected: Readonly<Record<string, readonly [Json[], readonly string[]]>> = {
+      '/v4/film': [demo.film, FILM],
+      '/v1/film': [demo.film.map(only(FILM_V1)), FILM_V1],
+      '/v1/filmpackage': [demo.filmpackage, PACKAGE],
+      '/v1/screen': [demo.screen, SCREEN],
+      '/v1/attribute': [demo.attribute, ATTRIBUTE],
+      '/v1/session': [demo.session.map(only(SESSION)), SESSION],
+      '/v1/websession': [demo.session.map(only(WEB_SESSION)), WEB_SESSION],
+      '/v1/site': [demo.site, SITE],
+    };
+    for (const path of Object.keys(ANSWERS)) {
+      const [records, properties] = expected[path.replace('/{id}', '')] ?? [[], []];
+      const example = exampleOf(path, '200', 'application/json');
+      for (const record of nonEmpty(Array.isArray(example) ? (example as Json[]) : [example as Json], `example of ${path}`)) {
+        assert.deepEqual(Object.keys(record), properties, path);
+        const own = path === '/v1/site' ? records[0] : records.find((candidate) => candidate['Id'] === record['Id']);
+        assert.deepEqual(record, own, `${path}: ${String(record['Id'] ?? record['Name'])} as the demo files hold it`);
+      }
+    }
   });
 
   test('the examples are what the server answers for their records: equal JSON, the same XML bytes', async () => {
@@ -350,7 +381,7 @@ describe('real answers match the document', () => {
     for (const film of films) {
       for (const accept of ['application/json', 'application/xml']) check('/v4/film/{id}', await get(`/v4/film/${encodeURIComponent(String(film['Id']))}`, accept));
     }
-    for (const filmPackage of packages) {
+    for (const filmPackage of nonEmpty(packages, 'package')) {
       for (const accept of ['application/json', 'application/xml']) check('/v1/filmpackage/{id}', await get(`/v1/filmpackage/${String(filmPackage['Id'])}`, accept));
     }
   });
@@ -362,7 +393,7 @@ describe('real answers match the document', () => {
     const onSale = await startTestApp([...DEMO_FILES.filter((name) => !name.endsWith('sessions.json')), file]);
     for (const [list, item, key] of [['/v1/film', '/v1/film/{id}', 'Id'], ['/v1/screen', '/v1/screen/{id}', 'Id'], ['/v1/attribute', '/v1/attribute/{id}', 'Id'], ['/v1/session', '/v1/session/{id}', 'Id']] as const) {
       for (const accept of ['application/json', 'text/json', 'application/xml', 'text/xml']) check(list, await get(list, accept));
-      for (const record of (await get(list)).json<Json[]>()) {
+      for (const record of nonEmpty((await get(list)).json<Json[]>(), `record of ${list}`)) {
         for (const accept of ['application/json', 'application/xml']) check(item, await get(item.replace('{id}', encodeURIComponent(String(record[key]))), accept));
       }
     }
@@ -403,7 +434,7 @@ describe('real answers match the document', () => {
 
   test('a schema that disagrees with an answer is caught', () => {
     const validate = ajv.compile(documentedSchema('/v4/film/{id}', 200, 'application/json'));
-    const film = { ...Object.fromEntries(FILM_SHAPE.fields.map((field) => [field.name, null])), Title: 'x' };
+    const film = { ...Object.fromEntries(FILM.map((name) => [name, null])), Title: 'x' };
     assert.equal(validate(film), false);
     assert.match(ajv.errorsText(validate.errors), /Id|must be/);
   });

@@ -11,7 +11,7 @@ import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DEMO, atEnd, freshDatabase, startTestApp, tempDir } from './helpers.js';
+import { DEMO, atEnd, freshDatabase, serve, startTestApp, tempDir } from './helpers.js';
 import { find, parseMetrics, value } from './metrics-text.js';
 
 type Json = Record<string, unknown>;
@@ -146,7 +146,7 @@ describe('GET /metrics', () => {
     assert.equal(value(samples, 'marquee_catalogue_version'), undefined, 'a version is a figure of one catalogue');
   });
 
-  test('tells each catalogue\'s version, age and record counts with --metrics-customers, and counts builds as imports arrive', async () => {
+  test('tells each catalogue\'s version, age and record counts where per-customer series are on, and counts builds as imports arrive', async () => {
     const { app, db, live } = await startTestApp(undefined, { metricsCustomers: true });
     const scrape = async () => parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body).samples;
     let samples = await scrape();
@@ -239,19 +239,21 @@ describe('request log', () => {
   });
 
   test('--request-log off leaves the request lines out; the requests are still counted in /metrics', async () => {
-    const { live, tokens } = await startTestApp();
-    const log = memoryLog();
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', requestLog: false, logger: createLogger({ level: 'info', destination: log.destination }) });
-    atEnd(() => app.close());
-    await app.inject({ method: 'GET', url: '/v4/film' });
-    await app.inject({ method: 'GET', url: '/v4/film/NOPE' });
-    assert.deepEqual(log.lines(), []);
-    const { samples } = parseMetrics((await app.inject({ method: 'GET', url: '/metrics' })).body);
+    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO, '--request-log', 'off']);
+    for (const path of ['/v4/film', '/v4/film/NOPE']) await (await fetch(`${server.url}${path}`)).arrayBuffer();
+    const { samples } = parseMetrics(await (await fetch(`${server.url}/metrics`)).text());
     assert.equal(value(samples, 'marquee_http_requests_total', { route: '/v4/film', status: '200' }), 1);
     assert.equal(value(samples, 'marquee_http_requests_total', { route: '/v4/film/:id', status: '404' }), 1);
+    // A stopped server has written every line it had: its log went on, without a line per request.
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    assert.ok(server.logs.some((entry) => entry['msg'] === 'stopped'), 'the server logged all the same');
+    assert.deepEqual(server.logs.filter((entry) => entry['msg'] === 'request completed'), []);
   });
 
-  test('--log-level quiets the request lines', async () => {
+
+
+  test('a logger at warn quiets the request lines', async () => {
     const { live, tokens } = await startTestApp();
     const log = memoryLog();
     const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', logger: createLogger({ level: 'warn', destination: log.destination }) });

@@ -5,9 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SERVE_COMMAND } from '../src/cli/serve-command.js';
-import { SETTINGS } from '../src/config.js';
-import { DEMO, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { DEMO, freshDatabase, nonEmpty, ROOT, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
 
 interface Answer {
   readonly status: number;
@@ -16,6 +14,8 @@ interface Answer {
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a wait for an event may last on a busy machine; it ends as soon as the event comes. */
+const DEADLINE_MS = 30_000;
 const times = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
 
 /** A GET on a connection of its own, closed after the answer. */
@@ -37,6 +37,20 @@ function open(port: number): Promise<Socket> {
   });
 }
 
+/** Whether the server refuses new connections, as it does once it is shutting down. */
+async function refused(port: number): Promise<boolean> {
+  try {
+    (await open(port)).destroy();
+    return false;
+  } catch (error) {
+    // A connection the closing listener had queued is reset: not refused yet.
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'ECONNRESET') return false;
+    if (code === 'ECONNREFUSED') return true;
+    throw error;
+  }
+}
+
 /** What a server writes on a raw connection until it closes it, and when it did. */
 function collect(socket: Socket): Promise<{ readonly text: string; readonly closedAt: number }> {
   let text = '';
@@ -47,18 +61,25 @@ function collect(socket: Socket): Promise<{ readonly text: string; readonly clos
   return new Promise((resolve) => socket.once('close', () => resolve({ text, closedAt: Date.now() })));
 }
 
-/** Sends a request a few bytes at a time over `ms`, then reads the answer up to the server's close. */
-async function trickle(port: number, path: string, ms: number): Promise<Answer> {
+/** A request in flight: its head sent but for its last line, which `finish` sends before reading the answer to the server's close. */
+interface HeldRequest {
+  finish(): Promise<Answer>;
+}
+
+/** Starts a request on a connection of its own and holds it in flight, for as long as the test needs. */
+async function heldRequest(port: number, path: string): Promise<HeldRequest> {
   const socket = await open(port);
   const received = collect(socket);
-  const head = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/xml\r\nX-Padding: ${'p'.repeat(20)}\r\n\r\n`;
-  const pieces = 10;
-  const size = Math.ceil(head.length / pieces);
-  for (let index = 0; index < pieces; index++) {
-    socket.write(head.slice(index * size, (index + 1) * size));
-    await delay(ms / pieces);
-  }
-  const { text } = await received;
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/xml\r\n`);
+  return {
+    finish: async () => {
+      socket.write('\r\n');
+      return answerOf(await received);
+    },
+  };
+}
+
+function answerOf({ text }: { readonly text: string }): Answer {
   const [statusLine = '', ...rest] = text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
   const headers = Object.fromEntries(rest.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(text.indexOf('\r\n\r\n') + 4) };
@@ -138,24 +159,22 @@ function keepAliveLoad(port: number, connections: number, path: string): { reado
 describe('graceful shutdown', () => {
   test('SIGTERM stops accepting, lets the requests in flight finish, and exits 0', async () => {
     const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
-    // Requests whose request line and headers arrive over 800 ms: in flight when the signal comes.
-    const slow = times(4, () => trickle(server.port, '/v4/film', 800));
-    const readiness = trickle(server.port, '/readyz', 800);
-    const quick = times(30, () => get(server.port, '/v1/filmpackage'));
-    await delay(300);
+    // Requests whose heads are held back until the server is shutting down: in flight when the signal comes.
+    const slow = await Promise.all(times(4, () => heldRequest(server.port, '/v4/film')));
+    const readiness = await heldRequest(server.port, '/readyz');
+    // Answered while those are held, and so after the server has taken their connections.
+    for (const answer of await Promise.all(times(30, () => get(server.port, '/v1/filmpackage')))) assert.equal(answer.status, 200);
     server.child.kill('SIGTERM');
-    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), 2000);
-    await delay(50);
-    await assert.rejects(open(server.port), /ECONNREFUSED/, 'no new connection is accepted while requests finish');
+    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), DEADLINE_MS);
+    await waitFor(() => refused(server.port), DEADLINE_MS);
 
-    for (const answer of await Promise.all(slow)) {
+    for (const answer of await Promise.all(slow.map((request) => request.finish()))) {
       assert.equal(answer.status, 200);
       assert.equal(answer.headers['connection'], 'close', 'a connection answered during the drain is closed after its answer');
       assert.match(answer.body, /^<ArrayOfFilm [^>]*>.*<\/ArrayOfFilm>$/s);
       assert.equal(Buffer.byteLength(answer.body), Number(answer.headers['content-length']));
     }
-    for (const answer of await Promise.all(quick)) assert.equal(answer.status, 200);
-    const notReady = await readiness;
+    const notReady = await readiness.finish();
     assert.equal(notReady.status, 503, 'a server shutting down is not ready');
     assert.match(notReady.body, /<detail>The server is shutting down\.<\/detail>/);
     assert.equal(await server.exited, 0);
@@ -205,9 +224,8 @@ describe('graceful shutdown', () => {
     socket.write('GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await waitFor(() => chunks.length > 0, 2000);
     server.child.kill('SIGTERM');
-    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), 2000);
-    await delay(200);
-    await assert.rejects(open(server.port), /ECONNREFUSED/);
+    await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), DEADLINE_MS);
+    await waitFor(() => refused(server.port), DEADLINE_MS);
     assert.equal(server.child.exitCode, null, 'the server waits for the download');
 
     socket.resume();
@@ -321,18 +339,21 @@ describe('a hardened server', () => {
       return { text, heldMs: closedAt - opened };
     });
 
+    // Requests one after another for as long as the slow clients hold on: every one is answered.
+    let cut = false;
+    const slowClientsCut = Promise.all(slowClients).finally(() => (cut = true));
     let answered = 0;
-    const until = Date.now() + 1500;
-    while (Date.now() < until) {
+    const deadline = Date.now() + DEADLINE_MS;
+    while (!cut && Date.now() < deadline) {
       const answer = await get(server.port, '/v4/film/HO00000101', tokenHeaders);
       assert.equal(answer.status, 200);
       answered += 1;
     }
-    assert.ok(answered >= 10, `${answered} requests answered while the slow clients held on`);
+    assert.ok(answered >= 1, 'requests were answered while the slow clients held on');
 
-    for (const { text, heldMs } of await Promise.all(slowClients)) {
-      // Node looks for overdue headers every eighth of a second; a loaded machine may take longer to get round to it.
-      assert.ok(heldMs >= 450 && heldMs < 5000, `a slow client was cut after ${heldMs} ms`);
+    for (const { text, heldMs } of await slowClientsCut) {
+      // Never before the timeout; after it, as soon as a busy machine gets round to it.
+      assert.ok(heldMs >= 450, `a slow client was cut after ${heldMs} ms`);
       assert.match(text, /^HTTP\/1\.1 408 Request Timeout\r\n/);
       assert.match(text, /Content-Type: application\/problem\+json; charset=utf-8\r\n/);
       assert.match(text, /\r\n\r\n\{"type":"about:blank","title":"Request Timeout","status":408,"detail":"The request did not arrive in time\."\}$/);
@@ -358,7 +379,7 @@ describe('a hardened server', () => {
     socket.on('data', (chunk: string) => (text += chunk));
     for (let index = 1; index <= 3; index++) {
       socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await waitFor(() => (text.match(/\{"status":"alive"\}/g) ?? []).length === index, 2000);
+      await waitFor(() => (text.match(/\{"status":"alive"\}/g) ?? []).length === index, DEADLINE_MS);
     }
     const { text: all } = await received;
     assert.deepEqual(all.match(/^Connection: \S+/gim), ['Connection: keep-alive', 'Connection: keep-alive', 'Connection: close']);
@@ -368,7 +389,8 @@ describe('a hardened server', () => {
     idle.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const answeredAt = Date.now();
     const { closedAt } = await closed;
-    assert.ok(closedAt - answeredAt >= 250 && closedAt - answeredAt < 2000, `idle for ${closedAt - answeredAt} ms`);
+    // Closed by the 300 ms of the flag: not before, and long before the default's 5 s.
+    assert.ok(closedAt - answeredAt >= 250 && closedAt - answeredAt < 4500, `idle for ${closedAt - answeredAt} ms`);
   });
 
   test('no token ever reaches the log, whatever the request', async () => {
@@ -397,15 +419,51 @@ describe('a hardened server', () => {
   });
 });
 
+interface ReadmeSetting {
+  /** The flag with its value's name, `--port N`. */
+  readonly flag: string;
+  readonly variable: string;
+  /** The default where the README gives one as a literal value. */
+  readonly fallback: string | undefined;
+}
+
+/**
+ * The settings of `serve` as README.md's configuration table describes them, a row's flags,
+ * variables and defaults paired in order: rows that name other commands only are left out.
+ */
+async function readmeServeSettings(): Promise<ReadmeSetting[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const table = /^## Configuration\n[\s\S]*?\n(\| Flag \|[\s\S]*?)\n\n/m.exec(readme)?.[1] ?? '';
+  const codes = (cell: string): string[] => [...cell.matchAll(/`([^`]*)`/g)].map((match) => (match[1] ?? '').replace(/\\\|/g, '|'));
+  const settings: ReadmeSetting[] = [];
+  for (const row of table.split('\n').slice(2)) {
+    const [flags = '', variables = '', defaults = '', meaning = ''] = row.split(/(?<!\\)\|/).slice(1, -1);
+    const commands = /^\s*\(([a-z, ]+)\)/.exec(meaning)?.[1];
+    if (commands !== undefined && !commands.split(', ').includes('serve')) continue;
+    const [variableList, defaultList] = [codes(variables), codes(defaults)];
+    codes(flags).forEach((flag, index) => {
+      const fallback = defaultList[index];
+      settings.push({ flag, variable: variableList[index] ?? '', fallback: fallback === undefined || fallback.startsWith('--') ? undefined : fallback });
+    });
+  }
+  return settings;
+}
+
 describe('serve settings', () => {
-  test('every setting of serve is a flag and an environment variable, and --help lists them', async () => {
+  test('every setting of serve in the README\'s configuration table is a flag and an environment variable, --help lists each with its default, and no other', async () => {
     const help = await runCli(['serve', '--help']);
     assert.equal(help.status, 0);
-    for (const name of SERVE_COMMAND.settings) {
-      const setting = SETTINGS[name];
-      assert.ok('env' in setting, `${setting.flag} has an environment variable`);
-      assert.match(help.stdout, new RegExp(`--${setting.flag} ${setting.valueName} .*\\(env ${setting.env}\\)(; default |$)`, 'm'), setting.flag);
+    const settings = nonEmpty(await readmeServeSettings(), 'serve setting in the README');
+    for (const { flag, variable, fallback } of settings) {
+      assert.ok(variable !== '', `${flag} has an environment variable in the README`);
+      // The README writes `…_BURST` for a variable that shares the one before it's prefix.
+      const env = variable.startsWith('…') ? `MARQUEE\\w*${variable.slice(1)}` : variable;
+      const shown = fallback === undefined ? '(; default .*)?' : `; default ${fallback.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+      assert.match(help.stdout, new RegExp(`^  ${flag.replace(/[|]/g, '\\|')} .*\\(env ${env}\\)${shown}$`, 'm'), flag);
     }
+    const named = new Set(settings.map(({ flag }) => flag.split(' ')[0]));
+    const listed = [...help.stdout.matchAll(/^ {2}(--[\w-]+)/gm)].map((match) => match[1]).filter((flag) => !['--seed', '--seed-today', '--help'].includes(flag ?? ''));
+    assert.deepEqual(listed.filter((flag) => !named.has(flag)), [], 'every flag of serve --help is in the README\'s table');
   });
 
   test('a bad value stops serve with one line naming the flag or variable, exit status 2', async () => {

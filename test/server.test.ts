@@ -48,30 +48,40 @@ test('a second start with --seed keeps the catalogue it already has', async () =
   }
 });
 
-test('while a server reloads, no request fails and each answer is wholly the old or the new catalogue', async () => {
+test('while a server reloads, no request fails and each answer is wholly the old or the new catalogue, requests in flight during the reload included', async () => {
   const database = await freshDatabase();
   const before = await writeSyntheticCatalogue({ films: 3000, directory: join(await tempDir(), 'before'), seed: 11 });
   const after = await writeSyntheticCatalogue({ films: 3000, directory: join(await tempDir(), 'after'), seed: 11, edition: 2 });
   assert.equal((await runCli(['import', '--database', database, ...before])).status, 0);
   const server = await serve(['--database', database]);
   const oldList = await (await fetch(`${server.url}/v4/film`)).text();
+  const logsBefore = server.logs.length;
 
   let importing = true;
-  const answers: string[] = [];
+  const answers: { body: string; sent: number; received: number }[] = [];
   const load = (async () => {
     while (importing) {
+      const sent = Date.now();
       const response = await fetch(`${server.url}/v4/film`);
       assert.equal(response.status, 200);
-      answers.push(await response.text());
+      answers.push({ body: await response.text(), sent, received: Date.now() });
     }
   })();
   assert.equal((await runCli(['import', '--database', database, '--replace', ...after])).status, 0);
-  await waitFor(async () => answers.length > 0 && answers.at(-1) !== oldList, 5000);
+  await waitFor(async () => answers.length > 0 && answers.at(-1)?.body !== oldList, 60_000);
   importing = false;
   await load;
-  const newList = answers.at(-1);
+  const newList = answers.at(-1)?.body;
   assert.notEqual(newList, oldList);
-  assert.ok(answers.every((answer) => answer === oldList || answer === newList), 'every answer is one whole catalogue');
+  assert.ok(answers.every(({ body }) => body === oldList || body === newList), 'every answer is one whole catalogue');
+
+  // The reload ran from the build's start to the log line that says it was published.
+  const isPublished = (entry: Record<string, unknown>): boolean => entry['msg'] === 'catalogue published';
+  await waitFor(() => server.logs.slice(logsBefore).some(isPublished), 60_000);
+  const published = server.logs.slice(logsBefore).find(isPublished) ?? {};
+  const [publishedAt, buildMs] = [Number(published['time']), Number(published['durationMs'])];
+  const overlapping = answers.filter(({ sent, received }) => sent <= publishedAt && received >= publishedAt - buildMs);
+  assert.ok(overlapping.length > 0, `a request was in flight during the reload (${buildMs} ms to ${new Date(publishedAt).toISOString()}): ${answers.length} requests`);
   server.child.kill('SIGTERM');
   await server.exited;
 });

@@ -6,9 +6,13 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { DEMO, TEST_DATABASE, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { DEMO, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { skippedByDesign } from './skipped-by-design.js';
 
 type Json = Record<string, unknown>;
+
+/** Long enough for a busy machine; a test waits for the event itself and stops waiting when it comes. */
+const DEADLINE_MS = 30_000;
 
 let demoFilms: Json[];
 let work: string;
@@ -41,10 +45,11 @@ async function stop(...servers: ServerProcess[]): Promise<void> {
   );
 }
 
-test('two servers on one database both show an import made through the command line within a second', async (t) => {
+test('two servers on one database both show an import made through the command line, told of it rather than polling for it', async (t) => {
   const database = await freshDatabase();
-  // Only a notification can bring the change in time: the servers poll once an hour. PostgreSQL
-  // notifies; a server on SQLite sees the commit of another process in its data version.
+  // Only a notification can bring the change before the deadline: the servers poll once an hour.
+  // PostgreSQL notifies; a server on SQLite sees the commit of another process in its data version.
+  // How soon is reported; the deadline is far beyond it, and far below an hour.
   const pollInterval = '3600000';
   // Both servers and the importer start on the empty database at once, and each migrates it.
   const [first, second, seeded] = await Promise.all([
@@ -54,15 +59,16 @@ test('two servers on one database both show an import made through the command l
   ]);
   assert.equal(seeded.status, 0, seeded.stderr);
   const id = demoFilms[0]?.['Id'] as string;
-  await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === demoFilms[0]?.['Title'], 2500)));
+  await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === demoFilms[0]?.['Title'], DEADLINE_MS)));
 
   await retitle(database, 'Nosferatu (restored)');
-  const latencies = await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (restored)', 2500)));
+  const latencies = await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (restored)', DEADLINE_MS)));
   t.diagnostic(`both servers answered the import ${Math.max(...latencies)} ms after the command returned`);
   await stop(first, second);
 });
 
-test('a server answers from its last catalogue while its database is away, and catches up when it returns', { skip: TEST_DATABASE !== 'postgres' && 'cutting a database off is done on PostgreSQL' }, async () => {
+const OUTAGE = 'a server answers from its last catalogue while its database is away, and catches up when it returns';
+test(OUTAGE, { skip: skippedByDesign(OUTAGE) }, async () => {
   const database = await freshDatabase();
   const name = new URL(database).pathname.slice(1);
   assert.equal((await runCli(['import', '--database', database, DEMO])).status, 0);
@@ -76,7 +82,7 @@ test('a server answers from its last catalogue while its database is away, and c
 
   await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
   await administerPostgres(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
-  await waitFor(async () => polling.logs.some((entry) => /the database does not answer/.test(String(entry['msg']))), 3000);
+  await waitFor(async () => polling.logs.some((entry) => /the database does not answer/.test(String(entry['msg']))), DEADLINE_MS);
   const ready = await fetch(`${polling.url}/readyz`);
   assert.equal(ready.status, 503);
   assert.equal(((await ready.json()) as Record<string, unknown>)['detail'], 'The database does not answer.');
@@ -89,11 +95,11 @@ test('a server answers from its last catalogue while its database is away, and c
   }
 
   await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-  await waitFor(async () => polling.logs.some((entry) => entry['msg'] === 'the database answers again'), 3000);
+  await waitFor(async () => polling.logs.some((entry) => entry['msg'] === 'the database answers again'), DEADLINE_MS);
   assert.equal((await fetch(`${polling.url}/readyz`)).status, 200);
   await retitle(database, 'Nosferatu (after the outage)');
   const id = demoFilms[0]?.['Id'] as string;
-  await Promise.all([polling, listening].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (after the outage)', 3000)));
+  await Promise.all([polling, listening].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (after the outage)', DEADLINE_MS)));
   await stop(polling, listening);
 });
 
@@ -116,6 +122,6 @@ test('--read-database serves the catalogue of the read database, while --databas
   await retitle(primary, 'Only on the primary');
   await retitle(replica, 'Replicated');
   const id = demoFilms[0]?.['Id'] as string;
-  await waitFor(async () => (await filmTitle(server, id)) === 'Replicated', 2500);
+  await waitFor(async () => (await filmTitle(server, id)) === 'Replicated', DEADLINE_MS);
   await stop(server);
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
-import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, laterBy, sessionStarting, startTestApp, varyOf, wallClockIn, type TestApp } from './helpers.js';
+import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, laterBy, nonEmpty, sessionStarting, startTestApp, varyOf, wallClockIn, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -77,7 +77,7 @@ describe('GET /programme', () => {
   test('a session carries its times with the offset of their instant, its screen, attributes and sale', async () => {
     const answer = await programme(demo, FORTNIGHT);
     const byId = new Map(sessionsOf(answer).map((session) => [session['id'], session]));
-    for (const source of sessions.filter((session) => session['ShowType'] === 'Public')) {
+    for (const source of nonEmpty(sessions.filter((session) => session['ShowType'] === 'Public'), 'public demo session')) {
       const session = byId.get(source['Id']) as Json;
       const pairs = [['start', 'PreShowStartTime'], ['featureStart', 'FeatureStartTime'], ['end', 'FeatureEndTime'], ['salesCutOff', 'SalesCutOffTime']] as const;
       for (const [name, field] of pairs) {
@@ -105,7 +105,7 @@ describe('GET /programme', () => {
     assert.equal(nosferatu['kind'], 'film');
     assert.equal(nosferatu['runtimeMinutes'], 94);
     assert.match(String(nosferatu['openingDate']), /^\d{4}-\d\d-\d\d$/);
-    assert.ok((nosferatu['people'] as Json[]).every((person) => typeof person['name'] === 'string' && ['Actor', 'Director', 'Producer'].includes(String(person['role']))));
+    assert.ok(nonEmpty(nosferatu['people'] as Json[], 'person of Nosferatu').every((person) => typeof person['name'] === 'string' && ['Actor', 'Director', 'Producer'].includes(String(person['role']))));
     const double = features(answer).find((feature) => feature['kind'] === 'package' && feature['id'] === 1) as Json;
     assert.deepEqual(double['films'], [{ id: 'HO00000106', title: 'Sherlock Jr.' }, { id: 'HO00000107', title: 'Safety Last!' }]);
     assert.equal(double['runtimeMinutes'], 45 + 73);

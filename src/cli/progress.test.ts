@@ -25,9 +25,17 @@ test('on a terminal, progress is a bar redrawn in place and cleared at the end',
   assert.equal(stream.written[1], '\r\x1b[2K');
 });
 
-test('updates come no more often than the interval', () => {
+test('updates come no more often than the interval, and come when it has passed', () => {
   const stream = fakeStream(false);
-  const reporter = progressReporter(stream, 60_000);
-  for (let i = 0; i < 100; i++) reporter.update({ file: 'f', bytesRead: i, fileBytes: 100, records: i });
-  assert.equal(stream.written.length, 0);
+  let clock = 0;
+  const reporter = progressReporter(stream, 1000, () => clock);
+  const written: number[] = [];
+  // One update every 10 ms of the reporter's clock, for 2.5 s: a line at 1 s and at 2 s.
+  for (let i = 1; i <= 250; i++) {
+    clock = i * 10;
+    reporter.update({ file: 'f', bytesRead: i, fileBytes: 250, records: i * 4 });
+    written.push(stream.written.length);
+  }
+  assert.deepEqual(stream.written, ['progress: f 40%  400 records  400 records/s\n', 'progress: f 80%  800 records  400 records/s\n']);
+  assert.equal(written.indexOf(1), 99, 'the first line once 1 s has passed, not before');
 });

@@ -14,18 +14,23 @@ export interface ProgressReporter {
   finish(): void;
 }
 
-export function progressReporter(stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'>, interval = stream.isTTY ? TERMINAL_INTERVAL_MS : LOG_INTERVAL_MS): ProgressReporter {
-  const started = performance.now();
+/** Reports to `stream` at most once an `interval` of milliseconds as `now` (a monotonic clock) counts them. */
+export function progressReporter(
+  stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'>,
+  interval = stream.isTTY ? TERMINAL_INTERVAL_MS : LOG_INTERVAL_MS,
+  now: () => number = () => performance.now(),
+): ProgressReporter {
+  const started = now();
   let lastShown = started;
   let drawn = false;
 
   return {
     update({ file, bytesRead, fileBytes, records }) {
-      const now = performance.now();
-      if (now - lastShown < interval) return;
-      lastShown = now;
+      const at = now();
+      if (at - lastShown < interval) return;
+      lastShown = at;
       const fraction = fileBytes > 0 ? Math.min(1, bytesRead / fileBytes) : 1;
-      const rate = Math.round(records / ((now - started) / 1000));
+      const rate = Math.round(records / ((at - started) / 1000));
       const figures = `${Math.floor(fraction * 100)}%  ${records.toLocaleString('en')} records  ${rate.toLocaleString('en')} records/s`;
       if (stream.isTTY) {
         const filled = Math.round(fraction * BAR_WIDTH);

@@ -128,8 +128,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = new Metrics(options.catalogues, { customerLabels: options.metricsCustomers ?? false, webhooks: options.webhooks });
   const policy: AccessPolicy = {
     tokens: options.tokens,
-    limiter: options.rateLimit && new RateLimiter(options.rateLimit),
-    publicLimiter: options.publicRateLimit && new RateLimiter(options.publicRateLimit),
+    limiter: options.rateLimit && new RateLimiter(options.rateLimit, now),
+    publicLimiter: options.publicRateLimit && new RateLimiter(options.publicRateLimit, now),
   };
   const app = Fastify({
     ...serverOptions(options.limits),
