@@ -240,13 +240,13 @@ describe('usage errors', () => {
     const overview = await runCli(['--help']);
     assert.equal(overview.status, 0);
     const commands = [.../^Commands:\n((?: {2}\S.*\n)+)/m.exec(overview.stdout)?.[1]?.matchAll(/^ {2}(\S+)/gm) ?? []].map((match) => match[1] ?? '');
-    assert.deepEqual(commands.sort(), ['export', 'import', 'serve', 'sync', 'token'], overview.stdout);
+    assert.deepEqual(commands.sort(), ['access', 'export', 'import', 'serve', 'sync', 'token', 'webhook'], overview.stdout);
     const helps = await Promise.all(commands.map(async (command) => ({ command, result: await runCli([command, '--help']) })));
     for (const { command, result } of helps) {
       assert.equal(result.status, 0, `${command} --help: ${result.stderr}`);
       assert.match(result.stdout, new RegExp(`^Usage: marquee ${command}\\b`), command);
-      // Every command but token, which names its subcommands, works on a database and says which.
-      if (command !== 'token') assert.match(result.stdout, /^ {2}--database D .*\(env MARQUEE_DATABASE\)/m, command);
+      // Every command but those that name their subcommands works on a database and says which.
+      if (!['access', 'token', 'webhook'].includes(command)) assert.match(result.stdout, /^ {2}--database D .*\(env MARQUEE_DATABASE\)/m, command);
     }
     const serve = helps.find(({ command }) => command === 'serve')?.result.stdout ?? '';
     for (const flag of ['--database', '--read-database', '--port', '--host', '--xml-namespace', '--cache-control', 'MARQUEE_DATABASE', 'MARQUEE_READ_DATABASE', 'PORT']) assert.match(serve, new RegExp(flag));
