@@ -5,7 +5,7 @@
 import { ConfigError, resolveSettings } from '../config.js';
 import { ACCESS_TERMS, isAccessTerm, languageName, type AccessTerm } from '../showtimes/access-terms.js';
 import { clearAccess, listAccess, setAccess, type AttributeAccess } from '../showtimes/access-corrections.js';
-import { commandHelp, parseCommand, withDatabase, type CommandSpec } from './command.js';
+import { commandHelp, parseCommand, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
 import { alignColumns } from './text-columns.js';
 
 /** The word that says an attribute means no term. */
@@ -117,16 +117,12 @@ async function runList(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-const SUBCOMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number>>> = {
+const SUBCOMMANDS: Subcommands = {
   set: runSet,
   clear: runClear,
   list: runList,
 };
 
-export async function runAccess(args: readonly string[]): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === 'help') return console.log(USAGE), name === undefined ? 2 : 0;
-  const subcommand = SUBCOMMANDS[name];
-  if (subcommand === undefined) throw new ConfigError(`access: unknown subcommand '${name}'; use set, clear or list`);
-  return subcommand(rest);
+export function runAccess(args: readonly string[]): Promise<number> {
+  return runSubcommand('access', USAGE, SUBCOMMANDS, args);
 }

@@ -103,3 +103,21 @@ export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeo
     await db.close();
   }
 }
+
+/** A command's subcommands, by name, each run with the arguments after its name. */
+export type Subcommands = Readonly<Record<string, (args: readonly string[]) => Promise<number>>>;
+
+/**
+ * Runs the subcommand `args` names; with none, or for help, prints `usage` (exit status 2 when
+ * nothing was asked, 0 for help).
+ */
+export function runSubcommand(command: string, usage: string, subcommands: Subcommands, args: readonly string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === '--help' || name === 'help') return console.log(usage), Promise.resolve(name === undefined ? 2 : 0);
+  const subcommand = subcommands[name];
+  if (subcommand === undefined) {
+    const names = Object.keys(subcommands);
+    throw new ConfigError(`${command}: unknown subcommand '${name}'; use ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
+  }
+  return subcommand(rest);
+}

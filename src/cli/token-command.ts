@@ -7,7 +7,7 @@ import { UnreadableInputError } from '../catalogue/problems.js';
 import { formatTokenTable } from '../access/token-table.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import { parseOrigin } from '../http/cors.js';
-import { commandHelp, parseCommand, withDatabase, type CommandSpec } from './command.js';
+import { commandHelp, parseCommand, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
 
 export const TOKEN_CREATE_COMMAND: CommandSpec = {
   name: 'token create',
@@ -153,16 +153,12 @@ async function runRevoke(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-const SUBCOMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number>>> = {
+const SUBCOMMANDS: Subcommands = {
   create: runCreate,
   list: runList,
   revoke: runRevoke,
 };
 
-export async function runToken(args: readonly string[]): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === 'help') return console.log(USAGE), name === undefined ? 2 : 0;
-  const subcommand = SUBCOMMANDS[name];
-  if (subcommand === undefined) throw new ConfigError(`token: unknown subcommand '${name}'; use create, list or revoke`);
-  return subcommand(rest);
+export function runToken(args: readonly string[]): Promise<number> {
+  return runSubcommand('token', USAGE, SUBCOMMANDS, args);
 }

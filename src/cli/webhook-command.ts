@@ -9,7 +9,7 @@ import { newWebhookSecret } from '../changes/webhook-signature.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import { AddressRule, RefusedAddressError } from '../outbound/address-rule.js';
 import { deleteEndpoint, insertEndpoint, loadDeliveries, loadEndpoints, type DeliveryAttempt, type WebhookEndpoint } from '../store/webhook-repository.js';
-import { commandHelp, parseCommand, withDatabase, type CommandSpec } from './command.js';
+import { commandHelp, parseCommand, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
 import { alignColumns } from './text-columns.js';
 
 export const WEBHOOK_ADD_COMMAND: CommandSpec = {
@@ -183,17 +183,13 @@ async function runDeliveries(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-const SUBCOMMANDS: Readonly<Record<string, (args: readonly string[]) => Promise<number>>> = {
+const SUBCOMMANDS: Subcommands = {
   add: runAdd,
   list: runList,
   remove: runRemove,
   deliveries: runDeliveries,
 };
 
-export async function runWebhook(args: readonly string[]): Promise<number> {
-  const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === 'help') return console.log(USAGE), name === undefined ? 2 : 0;
-  const subcommand = SUBCOMMANDS[name];
-  if (subcommand === undefined) throw new ConfigError(`webhook: unknown subcommand '${name}'; use add, list, remove or deliveries`);
-  return subcommand(rest);
+export function runWebhook(args: readonly string[]): Promise<number> {
+  return runSubcommand('webhook', USAGE, SUBCOMMANDS, args);
 }
