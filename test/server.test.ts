@@ -75,8 +75,9 @@ test('while a server reloads, no request fails and each answer is wholly the old
   assert.notEqual(newList, oldList);
   assert.ok(answers.every(({ body }) => body === oldList || body === newList), 'every answer is one whole catalogue');
 
-  // The reload ran from the build's start to the log line that says it was published.
-  const isPublished = (entry: Record<string, unknown>): boolean => entry['msg'] === 'catalogue published';
+  // The reload ran from the build's start to the log line that says the second version was
+  // published (the first version's line may arrive after the first answer).
+  const isPublished = (entry: Record<string, unknown>): boolean => entry['msg'] === 'catalogue published' && entry['version'] === 2;
   await waitFor(() => server.logs.slice(logsBefore).some(isPublished), 60_000);
   const published = server.logs.slice(logsBefore).find(isPublished) ?? {};
   const [publishedAt, buildMs] = [Number(published['time']), Number(published['durationMs'])];
