@@ -91,8 +91,11 @@ export async function waitUntilAnswering(port: number, path: string, headers: Re
   throw new Error(`nothing answered on port ${port}`);
 }
 
-function pinned(core: number, args: readonly string[], output: 'pipe' | number, onLine?: (line: string) => void): ChildProcess {
-  const child = spawn('taskset', ['-c', String(core), ...args], { stdio: ['ignore', output, 'inherit'] });
+/** Cores as taskset takes them: `0`, `1`, or `0,1` for a process the system places, as on a small VM. */
+export type Cores = '0' | '1' | '0,1';
+
+function pinned(cores: Cores, args: readonly string[], output: 'pipe' | number, onLine?: (line: string) => void): ChildProcess {
+  const child = spawn('taskset', ['-c', cores, ...args], { stdio: ['ignore', output, 'inherit'] });
   child.stdout?.setEncoding('utf8').on('data', (text: string) => text.split('\n').forEach((line) => line && onLine?.(line)));
   return child;
 }
@@ -110,9 +113,9 @@ function parseDuration(text: string): number {
   return { us: value / 1000, ms: value, s: value * 1000, m: value * 60_000 }[match[2] as 'us' | 'ms' | 's' | 'm'];
 }
 
-export async function wrk(port: number, scenario: Scenario, seconds: number, connections: number): Promise<WrkFigures> {
+export async function wrk(port: number, scenario: Scenario, seconds: number, connections: number, cores: Cores = '1'): Promise<WrkFigures> {
   const headers = Object.entries(scenario.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const child = spawn('taskset', ['-c', '1', 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headers, `http://127.0.0.1:${port}${scenario.path}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('taskset', ['-c', cores, 'wrk', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headers, `http://127.0.0.1:${port}${scenario.path}`], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
   await once(child, 'exit');
@@ -162,20 +165,20 @@ export interface MarqueeServer {
 }
 
 /**
- * Starts a server (Marquee or the plain fastify app) pinned to core 0. Its log goes to a file, as
+ * Starts a server (Marquee or the plain fastify app) pinned to core 0 unless `cores` says otherwise. Its log goes to a file, as
  * an operator's would: read through a pipe, it would take the load generator's core.
  */
-export async function startLogging(args: readonly string[], logFile: string, nodeFlags: readonly string[] = []): Promise<ChildProcess> {
+export async function startLogging(args: readonly string[], logFile: string, nodeFlags: readonly string[] = [], cores: Cores = '0'): Promise<ChildProcess> {
   const logHandle = await open(logFile, 'w');
-  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, ...nodeFlags, ...args], logHandle.fd);
+  const child = pinned(cores, [process.execPath, ...SERVER_FLAGS, ...nodeFlags, ...args], logHandle.fd);
   await logHandle.close();
   return child;
 }
 
-/** Starts `marquee serve` with `settings`, on a Node.js started with `nodeFlags`, listening on `port`. */
-export async function startMarquee(database: string, logFile: string, settings: readonly string[] = [], nodeFlags: readonly string[] = [], port = MARQUEE_PORT): Promise<MarqueeServer> {
+/** Starts `marquee serve` with `settings`, on a Node.js started with `nodeFlags`, listening on `port`, on `cores`. */
+export async function startMarquee(database: string, logFile: string, settings: readonly string[] = [], nodeFlags: readonly string[] = [], port = MARQUEE_PORT, cores: Cores = '0'): Promise<MarqueeServer> {
   const started = performance.now();
-  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(port), ...settings], logFile, nodeFlags);
+  const child = await startLogging([MARQUEE, 'serve', '--database', database, '--port', String(port), ...settings], logFile, nodeFlags, cores);
   // /readyz needs no token, so it also tells when a server closed by a token is ready.
   await waitUntilAnswering(port, '/readyz');
   return {
@@ -263,7 +266,7 @@ export async function compare(films: number, scenario: Scenario, against: Baseli
 export async function startCeiling(responseFiles: readonly string[]): Promise<ChildProcess> {
   let ready: () => void = () => {};
   const listening = new Promise<void>((resolve) => (ready = resolve));
-  const child = pinned(0, [process.execPath, ...SERVER_FLAGS, CEILING, String(CEILING_PORT), ...responseFiles], 'pipe', (line) => line === 'ready' && ready());
+  const child = pinned('0', [process.execPath, ...SERVER_FLAGS, CEILING, String(CEILING_PORT), ...responseFiles], 'pipe', (line) => line === 'ready' && ready());
   await listening;
   return child;
 }

@@ -6,6 +6,8 @@
  * load, its p99 above all, and the server's own longest event-loop delay (prom-client's
  * `nodejs_eventloop_lag_max_seconds`, read before and after the load). Once on SQLite, once on
  * PostgreSQL (`--imports-postgres`, a scratch database made afresh; empty to leave it out).
+ * The server is pinned to core 0, wrk and the imports to core 1; with `--imports-unpinned` all of
+ * them share both cores, as on a small VM.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,7 +21,6 @@ import {
   capture,
   MACHINE,
   MARQUEE,
-  MARQUEE_PORT,
   preparePostgres,
   requireTool,
   runCli,
@@ -29,6 +30,7 @@ import {
   waitUntilSettled,
   writeResults,
   wrk,
+  type Cores,
   type MarqueeServer,
 } from './harness.js';
 import type { ImportsResult, ImportsRunResults } from './results.js';
@@ -39,14 +41,19 @@ export interface ImportsOptions {
   readonly connections: number;
   /** A scratch PostgreSQL database; PostgreSQL is left out when undefined. */
   readonly postgres: string | undefined;
+  /** The server, wrk and the imports on both cores, rather than the server alone on core 0. */
+  readonly unpinned: boolean;
 }
+
+/** A port of its own, beyond those of the other benchmarks (18179 to about 18200), which may run on this machine meanwhile. */
+const PORT = 18_261;
 
 /** When each import starts, in seconds from the start of the load. */
 const IMPORTS_AT = [5, 15];
 
 /** The server's longest event-loop delay since the last scrape, in milliseconds. */
 async function eventLoopDelayMaxMs(): Promise<number> {
-  const metrics = await capture(MARQUEE_PORT, { name: 'metrics', path: '/metrics', headers: {} });
+  const metrics = await capture(PORT, { name: 'metrics', path: '/metrics', headers: {} });
   const text = Buffer.from(metrics.bodyBase64, 'base64').toString('utf8');
   return Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1]) * 1000;
 }
@@ -64,11 +71,11 @@ async function publishedSince(server: MarqueeServer, seen: number, version: numb
   throw new Error(`the server did not publish version ${version} of the catalogue within a minute`);
 }
 
-/** Runs `marquee import --replace` on core 1, as an operator would while the server answers. */
-async function importAt(seconds: number, database: string, directory: string): Promise<number> {
+/** Runs `marquee import --replace` on `cores`, as an operator would while the server answers. */
+async function importAt(seconds: number, database: string, directory: string, cores: Cores): Promise<number> {
   await sleep(seconds * 1000);
   const started = performance.now();
-  const child = spawn('taskset', ['-c', '1', process.execPath, MARQUEE, 'import', '--database', database, '--replace', directory], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn('taskset', ['-c', cores, process.execPath, MARQUEE, 'import', '--database', database, '--replace', directory], { stdio: ['ignore', 'ignore', 'inherit'] });
   const [status] = (await once(child, 'exit')) as [number | null];
   if (status !== 0) throw new Error(`the import of ${directory} failed with exit status ${status}`);
   return performance.now() - started;
@@ -78,24 +85,27 @@ async function importsOn(database: string, editions: readonly string[], options:
   const kind = parseDatabaseSpec(database).kind;
   runCli(['import', '--database', database, '--replace', editions[0] as string]);
   const logFile = join(work, `server-${kind}.log`);
-  const server: MarqueeServer = await startMarquee(database, logFile);
+  const taken = await capture(PORT, { name: 'probe', path: '/readyz', headers: {} }).then(() => true, () => false);
+  if (taken) throw new Error(`port ${PORT} is taken: another server would be measured`);
+  const server: MarqueeServer = await startMarquee(database, logFile, [], [], PORT, options.unpinned ? '0,1' : '0');
+  const others: Cores = options.unpinned ? '0,1' : '1';
   try {
     // The film list in use, compressed, as a site's pages would have it.
-    await waitUntilSettled(MARQUEE_PORT);
+    await waitUntilSettled(PORT);
     const film = { name: 'one film', path: `/v4/film/${syntheticFilmId(Math.floor(options.films / 2))}`, headers: {} };
-    await capture(MARQUEE_PORT, film);
+    await capture(PORT, film);
     await eventLoopDelayMaxMs();
     const before = await server.logged('catalogue published');
     const lastVersion = Number(before.at(-1)?.['version']) + IMPORTS_AT.length;
     const [load, ...importMs] = await Promise.all([
-      wrk(MARQUEE_PORT, film, options.seconds, options.connections),
-      ...IMPORTS_AT.map((at, index) => importAt(at, database, editions[index + 1] as string)),
+      wrk(PORT, film, options.seconds, options.connections, others),
+      ...IMPORTS_AT.map((at, index) => importAt(at, database, editions[index + 1] as string, others)),
     ]);
     const delayMaxMs = await eventLoopDelayMaxMs();
     const loadEndedAt = performance.now();
     const publishedMs = await publishedSince(server, before.length, lastVersion);
     if (performance.now() - loadEndedAt > 1000) throw new Error('the imports were not in service before the load ended: the machine is too busy for this measurement');
-    const result = { database: kind, films: options.films, connections: options.connections, seconds: options.seconds, load, importMs, publishedMs, eventLoopDelayMaxMs: delayMaxMs };
+    const result = { database: kind, unpinned: options.unpinned, films: options.films, connections: options.connections, seconds: options.seconds, load, importMs, publishedMs, eventLoopDelayMaxMs: delayMaxMs };
     console.log(
       `${kind}: ${load.requestsPerSecond.toFixed(0)} answers/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, slowest ${load.maxMs.toFixed(2)} ms, ${load.errors} errors; ` +
         `imports of ${importMs.map((ms) => ms.toFixed(0)).join(' and ')} ms, published in ${publishedMs.join(' and ')} ms; the server's event loop held up ${delayMaxMs.toFixed(1)} ms at most`,
@@ -113,7 +123,7 @@ export async function benchImports(options: ImportsOptions): Promise<void> {
   try {
     console.log(
       `Marquee answering while it reads catalogues, on ${MACHINE}: ${options.films} films and a session each, one film asked by wrk with ${options.connections} connections for ${options.seconds} s, ` +
-        `imports replacing every film ${IMPORTS_AT.map((at) => `at ${at} s`).join(' and ')}; server on core 0, wrk and imports on core 1`,
+        `imports replacing every film ${IMPORTS_AT.map((at) => `at ${at} s`).join(' and ')}; ${options.unpinned ? 'server, wrk and imports sharing both cores' : 'server on core 0, wrk and imports on core 1'}`,
     );
     // Each edition changes every film's title, so that each import changes every film.
     const editions = [0, 1, 2].map((edition) => join(work, `catalogue-${edition}`));

@@ -151,6 +151,8 @@ export interface ScaleRunResults extends RunHeader {
 /** `npm run bench -- --imports`: one film asked while imports make the server read its catalogue again (imports.ts). */
 export interface ImportsResult {
   readonly database: 'sqlite' | 'postgres';
+  /** The server, wrk and the imports shared both cores (`--imports-unpinned`). */
+  readonly unpinned: boolean;
   readonly films: number;
   readonly connections: number;
   readonly seconds: number;

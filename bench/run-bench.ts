@@ -100,6 +100,7 @@ const { values: options } = parseArgs({
     'imports-seconds': { type: 'string', default: '30' },
     'imports-connections': { type: 'string', default: '256' },
     'imports-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_imports' },
+    'imports-unpinned': { type: 'boolean', default: false },
     programme: { type: 'boolean', default: false },
     changes: { type: 'boolean', default: false },
     'changes-count': { type: 'string', default: '40' },
@@ -290,6 +291,7 @@ if (options.changes) {
     seconds: Number(options['imports-seconds']),
     connections: Number(options['imports-connections']),
     postgres: options['imports-postgres'] === '' ? undefined : options['imports-postgres'],
+    unpinned: options['imports-unpinned'],
   });
 } else if (options.programme) {
   const work = await mkdtemp(join(tmpdir(), 'marquee-bench-'));

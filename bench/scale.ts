@@ -135,11 +135,11 @@ const failures = (answers: readonly Answer[]): number => answers.filter((answer)
 
 export const formatSpread = (s: LatencySpread): string => `p50 ${s.p50Ms.toFixed(2)} ms, p95 ${s.p95Ms.toFixed(2)} ms, p99 ${s.p99Ms.toFixed(2)} ms, max ${s.maxMs.toFixed(2)} ms`;
 
-/** Asks the server, timing the answer until its last byte. */
-export function get(agent: Agent, path: string, headers: Readonly<Record<string, string>>): Promise<Answer> {
+/** Asks the server on `port`, timing the answer until its last byte. */
+export function get(agent: Agent, path: string, headers: Readonly<Record<string, string>>, port = MARQUEE_PORT): Promise<Answer> {
   const sentAt = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: MARQUEE_PORT, path, headers, agent }, (response) => {
+    const req = request({ host: '127.0.0.1', port, path, headers, agent }, (response) => {
       response.resume();
       response.on('end', () => {
         const etag = response.headers.etag;

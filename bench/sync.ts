@@ -34,7 +34,7 @@ import { createInterface } from 'node:readline';
 import { syntheticFilmId, syntheticSession } from '../scripts/generate-catalogue.js';
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { beginRun, MACHINE, MARQUEE, MARQUEE_PORT, requireTool, rssMegabytes, startMarquee, stop, writeResults } from './harness.js';
+import { beginRun, MACHINE, MARQUEE, requireTool, rssMegabytes, startMarquee, stop, writeResults } from './harness.js';
 import type { LatencySpread, RunHeader } from './results.js';
 import { emptyDatabase, formatSpread, get, ONE_CORE_NODE_FLAGS, provision, provisioned, spread, tokenHeader, WORK, type Customer } from './scale.js';
 
@@ -94,6 +94,8 @@ export interface SyncBenchResults extends RunHeader {
 
 /** Beside the ports of the other benchmarks (18179 to about 18200), which may run on this machine too. */
 const UPSTREAM_PORT = 18_283;
+/** The downstream server's, beside the upstream's. */
+const DOWNSTREAM_PORT = 18_284;
 /**
  * Both servers hold every cinema's catalogue: one let go would be built again on its next request
  * (the sync's, or a client's), which would time the server's builds rather than the sync.
@@ -188,7 +190,7 @@ async function watchChanges(readers: readonly Customer[], seats: number, committ
   while (served.size < readers.length && performance.now() < deadline) {
     for (const reader of readers) {
       if (served.has(reader.key) || !committed.has(reader.key)) continue;
-      const answer = await fetch(`http://127.0.0.1:${MARQUEE_PORT}/v1/session/1`, { headers: tokenHeader(reader) });
+      const answer = await fetch(`http://127.0.0.1:${DOWNSTREAM_PORT}/v1/session/1`, { headers: tokenHeader(reader) });
       if (((await answer.json()) as { SeatsAvailable?: number }).SeatsAvailable === seats) served.set(reader.key, performance.now());
     }
     await sleep(100);
@@ -225,7 +227,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
   await writeFile(upstreams, customers.map(({ key, token }) => `${key}\thttp://127.0.0.1:${UPSTREAM_PORT}\t${token}`).join('\n') + '\n');
 
   // Another benchmark's servers on these ports would answer in place of this one's, and share its cores.
-  for (const port of [UPSTREAM_PORT, MARQUEE_PORT]) {
+  for (const port of [UPSTREAM_PORT, DOWNSTREAM_PORT]) {
     if (await fetch(`http://127.0.0.1:${port}/readyz`).then(() => true, () => false)) throw new Error(`something answers on port ${port}: another benchmark is running; run this one alone`);
   }
   console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
@@ -266,12 +268,12 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     // The steady state: the server under measure has core 0 to itself.
     for (const child of [upstream, sync]) pin(child.pid as number, 1);
     pin(process.pid, 1);
-    const server = await startMarquee(downstream, join(run, 'server.log'), ['--cache-memory', CACHE_MEMORY], ONE_CORE_NODE_FLAGS);
+    const server = await startMarquee(downstream, join(run, 'server.log'), ['--cache-memory', CACHE_MEMORY], ONE_CORE_NODE_FLAGS, DOWNSTREAM_PORT);
     children.push(server.process);
     // Every cinema's sessions and films published, as on a server that has run a while: the
     // clients then measure a server in service, not its first answers.
     const warming = performance.now();
-    for (const reader of readers) for (const path of ['/v1/session/1', `/v4/film/${syntheticFilmId(0)}`]) await get(agent, path, tokenHeader(reader));
+    for (const reader of readers) for (const path of ['/v1/session/1', `/v4/film/${syntheticFilmId(0)}`]) await get(agent, path, tokenHeader(reader), DOWNSTREAM_PORT);
     console.log(`the server published every cinema's sessions and films in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
     const steadyStarted = performance.now();
     const steadyCpu = await cpuSeconds(pid);
@@ -284,7 +286,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
       while (performance.now() < until) {
         const reader = readers[randomIndex(readers.length)] as Customer;
         const path = [`/v1/session/${1 + randomIndex(options.sessions)}`, `/v4/film/${syntheticFilmId(randomIndex(options.films))}`, '/v1/session'][randomIndex(3)] as string;
-        answers.push(await get(agent, path, tokenHeader(reader)));
+        answers.push(await get(agent, path, tokenHeader(reader), DOWNSTREAM_PORT));
         await sleep(CLIENT_PAUSE_MS);
       }
     });

@@ -6,6 +6,7 @@ import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
 import { openDatabase } from '../store/database.js';
 import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
+import { yieldToServers } from './batch-priority.js';
 import { importCustomers } from './import-customers.js';
 import { expandInputs } from './input-files.js';
 import { progressReporter } from './progress.js';
@@ -19,7 +20,8 @@ export const IMPORT_COMMAND: CommandSpec = {
     'A directory stands for the .json and .xml files in it. All or nothing: one invalid record\n' +
     'rejects the whole import, every problem is listed, and the catalogue is left as it was.\n' +
     'With --customers-from, each folder of DIR is the catalogue of the customer it is named after (cinema-0001/…),\n' +
-    'imported all or nothing on its own: a customer that fails is reported and left as it was, the others import.',
+    'imported all or nothing on its own: a customer that fails is reported and left as it was, the others import.\n' +
+    'It runs at a lower CPU priority (nice 10), so that a server on the same machine answers first.',
   settings: ['database', 'customer', 'lockTimeout', 'maxProblems'],
   flags: {
     replace: { type: 'boolean', description: 'make the catalogue exactly the input (default: add and update by Id)' },
@@ -62,6 +64,7 @@ export async function runImport(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(IMPORT_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(IMPORT_COMMAND)), 0;
   const settings = resolveSettings(IMPORT_COMMAND.settings, parsed.values);
+  yieldToServers();
   const json = parsed.values['json'] === true;
   const dryRun = parsed.values['dry-run'] === true;
   const replace = parsed.values['replace'] === true;

@@ -1,6 +1,6 @@
 /** Writes records in the API's JSON wire form, property by property as the shape declares. */
 import { formatMillionths } from '../catalogue/split-percent.js';
-import { joinList, type ListFraming } from './list-bytes.js';
+import type { ListFraming } from './list-bytes.js';
 import type { Scalar, ScalarKind, WireShape } from './wire-shape.js';
 
 /** What JSON.stringify may escape: quotes, backslashes, control characters, and surrogates, of which it escapes the lone ones. */
@@ -63,9 +63,5 @@ export function jsonRecord<T>(shape: WireShape<T>, record: T): string {
   return `${json}}`;
 }
 
-const ARRAY: ListFraming = { start: Buffer.from('['), separator: Buffer.from(','), end: Buffer.from(']') };
-
-/** Joins records already written with `jsonRecord` into a JSON array, copying bytes only; `spans` as `joinList` fills it. */
-export function jsonArray(items: readonly Uint8Array[], spans?: Uint32Array): Buffer {
-  return joinList(items, ARRAY, spans);
-}
+/** How records already written with `jsonRecord` are joined into a JSON array (see `joinList`). */
+export const JSON_ARRAY: ListFraming = { start: Buffer.from('['), separator: Buffer.from(','), end: Buffer.from(']') };

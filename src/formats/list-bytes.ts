@@ -17,15 +17,21 @@ export interface ListFraming {
 
 const NOTHING = new Uint8Array(0);
 
+/** The length of the list of `items` in `framing`, without joining it. */
+export function listLength(items: readonly Uint8Array[], framing: ListFraming): number {
+  const { start, end, itemStart = NOTHING, itemEnd = NOTHING, separator = NOTHING } = framing;
+  let length = start.length + end.length + items.length * (itemStart.length + itemEnd.length) + Math.max(0, items.length - 1) * separator.length;
+  for (const item of items) length += item.length;
+  return length;
+}
+
 /**
  * The list of `items` in `framing`. Given `spans` (two numbers an item), it tells where each
  * item's own bytes lie in the list: its start, then its end.
  */
 export function joinList(items: readonly Uint8Array[], framing: ListFraming, spans?: Uint32Array): Buffer {
   const { start, end, itemStart = NOTHING, itemEnd = NOTHING, separator = NOTHING } = framing;
-  let length = start.length + end.length + items.length * (itemStart.length + itemEnd.length) + Math.max(0, items.length - 1) * separator.length;
-  for (const item of items) length += item.length;
-  const list = Buffer.allocUnsafe(length);
+  const list = Buffer.allocUnsafe(listLength(items, framing));
   let offset = 0;
   const put = (bytes: Uint8Array): void => {
     list.set(bytes, offset);

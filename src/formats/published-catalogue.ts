@@ -62,7 +62,7 @@ export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 
 async function publish<T>({ shape, records, order }: Collection<T>, snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<PublishedCollection> {
   const all = records(snapshot);
-  // The slabs are let go once the list is joined: the list holds the records' bytes from then on.
+  // The slabs are let go once the list is joined in both formats: the list holds the records' bytes from then on.
   const written = await writeRecords(shape, all, new ByteSlabs());
   await nextTurn();
   return PublishedCollection.of(shape, all.map((record, index) => ({ ...order(record), written: written[index] as WrittenRecord })), xml, held);

@@ -13,7 +13,7 @@ import { compareCodePoints } from '../catalogue/code-points.js';
 import type { HeldBytes } from './held-bytes.js';
 import { Representation, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
-import { listOf, type ListSpans, type WrittenRecord } from './written-records.js';
+import { WrittenList, type WrittenRecord } from './written-records.js';
 import type { XmlWriter } from './xml-writer.js';
 
 // What the index holds for a record (its id, its place, its spans, its order), and what its
@@ -47,14 +47,12 @@ export class PublishedCollection {
   private readonly asked: Map<string, Representations>;
 
   private constructor(
-    readonly list: Representations,
+    readonly list: WrittenList,
     /** Each record's place in the list, by its key as text: `HO00000101`, `7`. */
     private readonly places: ReadonlyMap<string, number>,
     /** Each record's rank and key, by place: what places a changed record among the others. */
     private readonly ranks: Float64Array,
     private readonly keys: readonly (string | number)[],
-    /** Where each record's bytes lie in the list's: start and end, in each format. */
-    private readonly spans: ListSpans,
     private readonly shape: Pick<WireShape<unknown>, 'name'>,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
@@ -65,12 +63,11 @@ export class PublishedCollection {
 
   /** The list of `records`, already in the list's order; `held` counts what it holds. */
   static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes, asked?: Map<string, Representations>): PublishedCollection {
-    const spans = { json: new Uint32Array(records.length * 2), xml: new Uint32Array(records.length * 2) };
-    const list = listOf(shape, records.map((record) => record.written), xml, held, spans);
+    const list = new WrittenList(shape, records.map((record) => record.written), xml, held);
     held.add(records.length * BYTES_PER_RECORD);
     const ranks = Float64Array.from(records, (record) => record.rank);
     const keys = records.map((record) => record.key);
-    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, spans, shape, xml, held, asked);
+    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, shape, xml, held, asked);
   }
 
   /** The record's answers, made on its first request. */
@@ -79,7 +76,7 @@ export class PublishedCollection {
     if (place === undefined) return undefined;
     let item = this.asked.get(id);
     if (item === undefined) {
-      const { json, xml } = this.recordAt(place);
+      const { json, xml } = this.list.recordAt(place);
       item = { json: new Representation(Buffer.from(json), this.held), xml: new Representation(this.xml.document(this.shape, xml), this.held) };
       this.asked.set(id, item);
       this.held.add(item.json.body.length + item.xml.body.length + BYTES_PER_ASKED_RECORD);
@@ -96,7 +93,7 @@ export class PublishedCollection {
   changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], whole: HeldBytes): PublishedCollection {
     const kept: OrderedRecord[] = [];
     for (const [place, key] of this.keys.entries()) {
-      if (!touched.has(String(key))) kept.push({ rank: this.ranks[place] as number, key, written: this.recordAt(place) });
+      if (!touched.has(String(key))) kept.push({ rank: this.ranks[place] as number, key, written: this.list.recordAt(place) });
     }
     const asked = new Map(this.asked);
     for (const key of touched) {
@@ -106,21 +103,13 @@ export class PublishedCollection {
       this.held.add(-(item.json.bytes + item.xml.bytes + BYTES_PER_ASKED_RECORD));
     }
     this.held.moveInto(whole);
-    // This list is let go for the one joined now.
-    this.held.add(-(this.list.json.bytes + this.list.xml.bytes + this.keys.length * BYTES_PER_RECORD));
+    // This list is let go for the one made now.
+    this.held.add(-(this.list.bytes + this.keys.length * BYTES_PER_RECORD));
     return PublishedCollection.of(this.shape, [...kept, ...written].sort(compareOrder), this.xml, this.held, asked);
   }
 
   /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */
   moveInto(whole: HeldBytes): void {
     this.held.moveInto(whole);
-  }
-
-  /** The bytes of the record at `place`, as the list holds them: its JSON, and its XML children. */
-  private recordAt(place: number): WrittenRecord {
-    return {
-      json: this.list.json.body.subarray(this.spans.json[place * 2], this.spans.json[place * 2 + 1]),
-      xml: this.list.xml.body.subarray(this.spans.xml[place * 2], this.spans.xml[place * 2 + 1]),
-    };
   }
 }

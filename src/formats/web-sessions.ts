@@ -13,7 +13,7 @@ import { compareOrder, type ListOrder } from './published-collection.js';
 import type { Representations } from './representation.js';
 import { WEB_SESSION_SHAPE } from './wire-shape.js';
 import type { XmlWriter } from './xml-writer.js';
-import { itemOf, listOf, mapInTurns, writeRecord, writeRecords, type WrittenRecord } from './written-records.js';
+import { itemOf, mapInTurns, writeRecord, writeRecords, WrittenList, type WrittenRecord } from './written-records.js';
 
 /** A session on sale, in the order of sessions (its rank the start, its key the id). */
 interface OnSale extends ListOrder {
@@ -97,7 +97,7 @@ export class WebSessions {
     if (this.current === undefined || now >= this.current.until) {
       const onSale = this.sessions.filter((session) => session.cutOff > now);
       const until = onSale.reduce((first, session) => Math.min(first, session.cutOff), Infinity);
-      this.current = { list: listOf(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held), until };
+      this.current = { list: new WrittenList(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held), until };
     }
     return this.current.list;
   }

@@ -3,7 +3,7 @@
  * ordinal alphabetical order, `i:nil` for null, the data-contract namespace on the root.
  */
 import { formatMillionths } from '../catalogue/split-percent.js';
-import { joinList } from './list-bytes.js';
+import type { ListFraming } from './list-bytes.js';
 import { arrayRootName, type Scalar, type ScalarKind, type WireShape } from './wire-shape.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
 
@@ -69,15 +69,14 @@ export class XmlWriter {
     return Buffer.concat([root.start, children, root.end]);
   }
 
-  /** A list as a document, from each record's children, copying bytes only; `spans` as `joinList` fills it. */
-  arrayDocument(shape: Named, children: readonly Uint8Array[], spans?: Uint32Array): Buffer {
-    const framing = {
+  /** How a list document is joined from each record's children (see `joinList`). */
+  arrayFraming(shape: Named): ListFraming {
+    return {
       start: Buffer.from(this.arrayStart(shape)),
       itemStart: Buffer.from(`<${shape.name}>`),
       itemEnd: Buffer.from(`</${shape.name}>`),
       end: Buffer.from(arrayEnd(shape)),
     };
-    return joinList(children, framing, spans);
   }
 
   /** The opening tag of a list document, for writers that stream the records. */

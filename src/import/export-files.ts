@@ -6,7 +6,7 @@ import { ByteSlabs } from '../formats/byte-slabs.js';
 import { PublishedCatalogue, type CollectionName } from '../formats/published-catalogue.js';
 import type { FormatName, Representations } from '../formats/representation.js';
 import { WEB_SESSION_SHAPE } from '../formats/wire-shape.js';
-import { listOf, writeRecords } from '../formats/written-records.js';
+import { writeRecords, WrittenList } from '../formats/written-records.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import { loadCatalogue, loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
@@ -46,7 +46,7 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
   const answers: [string, Representations][] = [];
   for (const [file, collection] of LIST_FILES) answers.push([file, (await published.part(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);
-  answers.push(['sessions', listOf(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
+  answers.push(['sessions', new WrittenList(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
   await mkdir(options.directory, { recursive: true });
   const files: string[] = [];
   for (const [name, answer] of answers) {

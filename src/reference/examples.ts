@@ -22,7 +22,7 @@ import {
   type WireShape,
 } from '../formats/wire-shape.js';
 import { XmlWriter, xmlChildren } from '../formats/xml-writer.js';
-import { itemOf, listOf } from '../formats/written-records.js';
+import { itemOf, WrittenList } from '../formats/written-records.js';
 import { NO_SITE, unknownId, type Problem } from '../http/http-error.js';
 import { problemBody } from '../http/problem.js';
 import { describePicture, type PictureDirectory } from '../images/picture-directory.js';
@@ -228,7 +228,7 @@ function collectionExamples<T>(answer: string, shape: WireShape<T>, records: rea
   const one = inBothFormats(answer, `One ${noun}`, itemOf(shape, first, xml));
   if (single) return one;
   const listSummary = `A catalogue of ${records.length} ${noun}${records.length === 1 ? '' : 's'}`;
-  return { ...one, ...inBothFormats(arrayRootName({ name: answer }), listSummary, listOf(shape, written, xml)) };
+  return { ...one, ...inBothFormats(arrayRootName({ name: answer }), listSummary, new WrittenList(shape, written, xml)) };
 }
 
 /** The samples, in the order lists answer them. */
