@@ -27,12 +27,12 @@ describe('sync processes sharing a database', () => {
 
     // Each cinema's sessions are read at its moment of each interval. Once every cinema has been
     // read four times more, however long that took, no cinema was read more often than the
-    // intervals that passed allow (one each, and one begun before): two processes that both read
-    // it would have read it twice as often.
+    // intervals that passed allow (one each, one begun before, and one a stalled machine may make
+    // late and then on time): two processes that both read it would have read it twice as often.
     const from = Date.now();
     const readsSince = (cinema: string, start: number) => requestsFor(watched, '/v1/session', upstream.tokens[cinema]).filter((request) => request.at >= start);
     await waitFor(() => CINEMAS.every((cinema) => readsSince(cinema, from).length >= 4), 120_000);
-    const allowed = Math.floor((Date.now() - from) / INTERVAL_MS) + 2;
+    const allowed = Math.floor((Date.now() - from) / INTERVAL_MS) + 3;
     for (const cinema of CINEMAS) {
       const reads = readsSince(cinema, from).length;
       assert.ok(reads <= allowed, `${cinema}: ${reads} reads in ${Date.now() - from} ms, at most ${allowed} once an interval`);
