@@ -69,8 +69,8 @@ class ChangeTracker<Key, T> {
     return { added: this.added, changed: this.changed, removed: replace ? this.unseen() : [] };
   }
 
-  counts(replace: boolean): ChangeCounts {
-    const { added, changed, removed } = this.change(replace);
+  /** How many records `change`, this kind's change as `change()` gave it, touched, and how many it left as they were. */
+  counts({ added, changed, removed }: KindChange): ChangeCounts {
     return { added: added.length, changed: changed.length, unchanged: this.unchanged, removed: removed.length };
   }
 }

@@ -192,9 +192,17 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   check.resolveReferences(changes.existingBeside(replaced));
   if (check.problems.count > 0) throw new InvalidImportError(check.problems, check.warnings);
 
-  const described = RECORD_KINDS.map(({ kind }) => [CHANGE_KIND_OF[kind], changes[CHANGE_KIND_OF[kind]], replaced.has(kind)] as const);
-  const counts = Object.fromEntries(described.map(([name, tracker, replace]) => [name, tracker.counts(replace)])) as Record<ChangeKind, ChangeCounts>;
-  const change: CatalogueChange = Object.fromEntries(described.map(([name, tracker, replace]) => [name, tracker.change(replace)] as const).filter(([, kindChange]) => touchesAnything(kindChange)));
+  const kindChanges = {
+    films: changes.films.change(replaced.has('film')),
+    packages: changes.packages.change(replaced.has('package')),
+    screens: changes.screens.change(replaced.has('screen')),
+    attributes: changes.attributes.change(replaced.has('attribute')),
+    site: changes.site.change(replaced.has('site')),
+    sessions: changes.sessions.change(replaced.has('session')),
+  };
+  const summaryOrder = Object.values(CHANGE_KIND_OF);
+  const counts = Object.fromEntries(summaryOrder.map((kind) => [kind, changes[kind].counts(kindChanges[kind])])) as Record<ChangeKind, ChangeCounts>;
+  const change: CatalogueChange = Object.fromEntries(summaryOrder.map((kind) => [kind, kindChanges[kind]] as const).filter(([, kindChange]) => touchesAnything(kindChange)));
   const changed = changedKinds(change).length > 0;
   if (write) {
     await savePackages(tx, customer, packages);
@@ -203,13 +211,12 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     await saveRecords(tx, PROGRAMME_TABLES.site, customer, sites);
     await saveRecords(tx, PROGRAMME_TABLES.session, customer, sessions);
     // What the records kept name was checked above; packages go before the films they name.
-    const unseen = <Key>(kind: RecordKind, tracker: { unseen(): Key[] }): Key[] => (replaced.has(kind) ? tracker.unseen() : []);
-    await deleteRecords(tx, PROGRAMME_TABLES.session, customer, unseen('session', changes.sessions));
-    await deleteRecords(tx, PROGRAMME_TABLES.site, customer, unseen('site', changes.site));
-    await deletePackages(tx, customer, unseen('package', changes.packages));
-    await deleteRecords(tx, PROGRAMME_TABLES.attribute, customer, unseen('attribute', changes.attributes));
-    await deleteRecords(tx, PROGRAMME_TABLES.screen, customer, unseen('screen', changes.screens));
-    await deleteFilms(tx, customer, unseen('film', changes.films));
+    await deleteRecords(tx, PROGRAMME_TABLES.session, customer, kindChanges.sessions.removed);
+    await deleteRecords(tx, PROGRAMME_TABLES.site, customer, kindChanges.site.removed);
+    await deletePackages(tx, customer, kindChanges.packages.removed);
+    await deleteRecords(tx, PROGRAMME_TABLES.attribute, customer, kindChanges.attributes.removed);
+    await deleteRecords(tx, PROGRAMME_TABLES.screen, customer, kindChanges.screens.removed);
+    await deleteFilms(tx, customer, kindChanges.films.removed);
   }
   const version = write && changed ? (await commitCatalogueChange(tx, customer, change)).version : await loadCatalogueVersion(tx, customer);
   return { ...counts, change, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
