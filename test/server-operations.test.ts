@@ -211,7 +211,8 @@ describe('graceful shutdown', () => {
   });
 
   test('a slow download in progress at SIGTERM completes, and the server exits right after it', async () => {
-    const server = await serve(['--database', await freshDatabase(), '--seed', await bigCatalogue(), '--keep-alive-timeout', '20000']);
+    // A keep-alive connection left open after the answer would hold the server for a minute.
+    const server = await serve(['--database', await freshDatabase(), '--seed', await bigCatalogue(), '--keep-alive-timeout', '60000']);
 
     const socket = await open(server.port);
     const chunks: Buffer[] = [];
@@ -222,7 +223,7 @@ describe('graceful shutdown', () => {
       chunks.push(chunk);
     });
     socket.write('GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await waitFor(() => chunks.length > 0, 2000);
+    await waitFor(() => chunks.length > 0, DEADLINE_MS);
     server.child.kill('SIGTERM');
     await waitFor(() => server.logs.some((entry) => entry['msg'] === 'shutting down'), DEADLINE_MS);
     await waitFor(() => refused(server.port), DEADLINE_MS);
@@ -237,7 +238,7 @@ describe('graceful shutdown', () => {
     assert.equal(Buffer.byteLength(answer.slice(answer.indexOf('\r\n\r\n') + 4)), length, 'the whole body arrived');
     assert.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown[]).length, 100);
     assert.equal(await server.exited, 0);
-    assert.ok(Date.now() - closedAt < 3000, 'the keep-alive connection was not kept open after its answer');
+    assert.ok(Date.now() - closedAt < DEADLINE_MS, 'the keep-alive connection was not kept open after its answer');
     const warnings = server.logs.filter((entry) => (entry['level'] as number) >= 40 && !String(entry['msg']).startsWith('no access token exists'));
     assert.deepEqual(warnings, []);
   });
@@ -269,7 +270,8 @@ describe('graceful shutdown', () => {
   });
 
   test('--shutdown-timeout cuts a request that does not finish in time, and the server still exits 0', async () => {
-    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO, '--shutdown-timeout', '300']);
+    // Nothing else cuts the request within a minute.
+    const server = await serve(['--database', await freshDatabase(), '--seed', DEMO, '--shutdown-timeout', '300', '--request-timeout', '60000', '--headers-timeout', '60000']);
     const stuck = await open(server.port);
     const cut = collect(stuck);
     stuck.write('GET /v4/film HTTP/1.1\r\nHost: 127.0.0.1\r\n');
@@ -278,8 +280,8 @@ describe('graceful shutdown', () => {
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0);
     const took = Date.now() - signalled;
-    assert.ok(took >= 250 && took < 5000, `exited ${took} ms after the signal`);
-    assert.ok((await cut).closedAt - signalled < 5000);
+    assert.ok(took >= 250 && took < DEADLINE_MS, `exited ${took} ms after the signal`);
+    assert.ok((await cut).closedAt - signalled < DEADLINE_MS);
     assert.ok(server.logs.some((entry) => /shutdown timeout/.test(String(entry['msg'])) && entry['level'] === 40));
   });
 });

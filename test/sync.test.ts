@@ -225,9 +225,9 @@ describe('marquee sync', () => {
   test('--every keeps syncing until stopped', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
     const sync = startSync(['--database', local, '--from', upstream.url, '--every', '1s']);
-    await waitFor(async () => sync.lines.some((line) => /^Synced customer 'default'/.test(line)), 10_000);
+    await waitFor(async () => sync.lines.some((line) => /^Synced customer 'default'/.test(line)), 30_000);
     await retitleUpstream('Nosferatu (every second)');
-    await waitFor(async () => sync.lines.some((line) => /films 0 added, 1 changed/.test(line)), 10_000);
+    await waitFor(async () => sync.lines.some((line) => /films 0 added, 1 changed/.test(line)), 30_000);
     assert.equal(await sync.stop(), 0);
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
   });
