@@ -28,6 +28,7 @@ import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 import { beginRun, capture, MACHINE, median, preparePostgres, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
 import type { ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
+import { countRoundTrips } from './round-trips.js';
 
 export interface ChangesOptions {
   /** Changes of each kind measured, for the CPU and again for the time to serve. */
@@ -121,6 +122,22 @@ async function commit(db: SqlClient, kind: ChangeKind, record: Record<string, un
   if (!result.written) throw new Error(`the ${kind.name} change was not written`);
 }
 
+/** The round trips of one change's transaction on PostgreSQL, counted on the wire; the transaction a sync of that change commits. */
+async function roundTripsOf(database: string, change: (db: SqlClient) => Promise<void>): Promise<number> {
+  const counter = await countRoundTrips(database);
+  const db = await openDatabase(parseDatabaseSpec(counter.url));
+  try {
+    // The connection is opened before the count starts, as a sync's is by its look at the version.
+    await db.query('SELECT 1');
+    counter.reset();
+    await change(db);
+    return counter.count();
+  } finally {
+    await db.close();
+    await counter.close();
+  }
+}
+
 /** Reads the lines a log file gains from now on. */
 async function follow(logFile: string): Promise<() => Promise<string>> {
   const handle = await open(logFile, 'r');
@@ -188,11 +205,13 @@ async function changesOn(database: string, catalogue: string, files: readonly st
         }
         servedMs.push(performance.now() - committed);
       }
-      const cost: ChangeCost = { kind: changeKind.name, changes: options.changes, cpuAloneMs, cpuPerChangeMs, idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs), servedMaxMs: Math.max(...servedMs) };
+      const roundTrips = kind === 'postgres' ? await roundTripsOf(database, (through) => commit(through, changeKind, changeKind.changed(index++).record, moveSessionsByDays)) : undefined;
+      const cost: ChangeCost = { kind: changeKind.name, changes: options.changes, cpuAloneMs, cpuPerChangeMs, idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs), servedMaxMs: Math.max(...servedMs), roundTrips };
       costs.push(cost);
       console.log(
         `${kind}: a ${cost.kind} change costs the server ${cost.cpuPerChangeMs.toFixed(1)} ms of CPU with its requests, ${cost.cpuAloneMs.toFixed(1)} ms without (${cost.idleCpuPerChangeMs.toFixed(1)} ms of it spent anyway, quiet); ` +
-          `served ${cost.servedP50Ms.toFixed(1)} ms after its commit at the median, ${cost.servedMaxMs.toFixed(1)} ms at most`,
+          `served ${cost.servedP50Ms.toFixed(1)} ms after its commit at the median, ${cost.servedMaxMs.toFixed(1)} ms at most` +
+          (roundTrips === undefined ? '' : `; its transaction takes ${roundTrips} round trips to the database`),
       );
     }
     return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: answers, costs };

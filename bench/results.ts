@@ -183,6 +183,8 @@ export interface ChangeCost {
   /** From the commit to the first answer with the change. */
   readonly servedP50Ms: number;
   readonly servedMaxMs: number;
+  /** The round trips of one change's transaction on PostgreSQL, counted on the wire; absent on SQLite. */
+  readonly roundTrips?: number | undefined;
 }
 
 export interface ChangesResult {

@@ -121,18 +121,27 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
  * films are most of its records.
  */
 export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>): Promise<CatalogueChanges> {
-  const films = new Map<string, string>();
-  if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
-  // Never compared: no film comes in.
-  else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
-  const packages = await loadPackages(db, customer);
-  const sessions = await loadRecords(db, PROGRAMME_TABLES.session, customer);
-  const [site] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
+  const storedFilms = async (): Promise<Map<string, string>> => {
+    const films = new Map<string, string>();
+    if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
+    // Never compared: no film comes in.
+    else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
+    return films;
+  };
+  // Each kind's reads start at once: on PostgreSQL their first pages share a round trip.
+  const [films, packages, sessions, [site], screens, attributes] = await Promise.all([
+    storedFilms(),
+    loadPackages(db, customer),
+    loadRecords(db, PROGRAMME_TABLES.session, customer),
+    loadRecords(db, PROGRAMME_TABLES.site, customer),
+    loadRecords(db, PROGRAMME_TABLES.screen, customer),
+    loadRecords(db, PROGRAMME_TABLES.attribute, customer),
+  ]);
   const changes = {
     films: new ChangeTracker(FILM_SHAPE, films),
     packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
-    screens: ChangeTracker.of(SCREEN_SHAPE, await loadRecords(db, PROGRAMME_TABLES.screen, customer), (s) => s.id),
-    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.attribute, customer), (a) => a.id),
+    screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id),
+    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id),
     site: ChangeTracker.of(SITE_SHAPE, site === undefined ? [] : [site], () => SITE_KEY),
     sessions: ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id),
   };
