@@ -115,6 +115,7 @@ const { values: options } = parseArgs({
     'sync-minutes': { type: 'string', default: '5' },
     'sync-concurrency': { type: 'string', default: '8' },
     'sync-per-host': { type: 'string', default: '8' },
+    'sync-clients': { type: 'string', default: '4' },
     webhooks: { type: 'boolean', default: false },
     'webhooks-cinemas': { type: 'string', default: '1000' },
     'webhooks-minutes': { type: 'string', default: '2' },
@@ -284,6 +285,7 @@ if (options.changes) {
     minutes: Number(options['sync-minutes']),
     concurrency: Number(options['sync-concurrency']),
     perHost: Number(options['sync-per-host']),
+    clients: Number(options['sync-clients']),
   });
 } else if (options.imports) {
   await benchImports({

@@ -13,16 +13,17 @@
  *    has been synced once;
  * 2. steady state, for `--sync-minutes`: the upstream server and the sync on core 1 with this
  *    process, a downstream `marquee serve` on core 0, every cinema's sessions and films asked
- *    once first (so published), then asked by clients for random cinemas' sessions and films.
- *    Half a minute in, one session of every cinema changes upstream (its seats), imported
- *    cinema after cinema; each cinema's change is then asked for downstream, pass after pass,
- *    until it is served, and timed from its commit upstream.
+ *    once first (so published), then asked by `--sync-clients` clients for random cinemas'
+ *    sessions and films. Half a minute in, and every minute from then on, one session of every
+ *    cinema changes upstream (its seats), imported cinema after cinema; once the sync has written
+ *    a cinema's change, it is asked for downstream until it is served, and timed from its commit
+ *    upstream.
  *
  * A change is timed three ways: until the upstream server published it (its log: the stand-in's
  * own delay, which a Veezi site would not have), until the sync wrote it (its log line), and until
- * the downstream server answered with it. The sync's CPU time is read from /proc over the steady
- * state, and its resident memory every 250 ms throughout. Node.js runs the sync with 16 MB
- * semi-spaces, as docs/sync.md advises.
+ * the downstream server answered with it. The sync's and the downstream server's CPU time are read
+ * from /proc over the steady state, and the sync's resident memory every 250 ms throughout.
+ * Node.js runs the sync with 16 MB semi-spaces, as docs/sync.md advises.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -48,6 +49,8 @@ export interface SyncBenchOptions {
   readonly minutes: number;
   readonly concurrency: number;
   readonly perHost: number;
+  /** Clients asking the downstream server over the steady state. */
+  readonly clients: number;
 }
 
 export interface SyncBenchResults extends RunHeader {
@@ -60,8 +63,13 @@ export interface SyncBenchResults extends RunHeader {
     readonly perHost: number;
     /** From starting the sync until every cinema had been synced once, and the sync's CPU time meanwhile. */
     readonly firstSync: { readonly seconds: number; readonly cpuSeconds: number };
-    /** The steady state: its length, the sync's CPU time over it (in cores: seconds of CPU a second), and the failures it logged. */
-    readonly steady: { readonly seconds: number; readonly cpuCores: number; readonly failureLines: number };
+    /**
+     * The minutes of changes of the steady state (before one pass of changes, the whole steady
+     * state): their length, the sync's and the downstream server's CPU time over them (in cores:
+     * seconds of CPU a second; the server's absent from older results), and the failures the
+     * sync logged.
+     */
+    readonly steady: { readonly seconds: number; readonly cpuCores: number; readonly serverCpuCores?: number; readonly failureLines: number };
     /**
      * From each cinema's change committed upstream until the upstream server published it (its
      * log): the stand-in's own delay, which a Veezi site would not have.
@@ -71,11 +79,14 @@ export interface SyncBenchResults extends RunHeader {
     readonly changeWritten: LatencySpread & { readonly written: number };
     /** From the upstream publishing each change until the downstream server answered with it. */
     readonly changeServedAfterUpstream: LatencySpread;
-    /** From each cinema's change committed upstream until the downstream server answered with it. */
-    readonly changeServed: LatencySpread & { readonly cinemas: number; readonly served: number; readonly changingSeconds: number };
+    /**
+     * From each cinema's change committed upstream until the downstream server answered with it;
+     * `passes` of changes, one a minute (absent from results of one pass), each committing one
+     * change of every cinema in `changingSeconds` (the last pass's).
+     */
+    readonly changeServed: LatencySpread & { readonly cinemas: number; readonly passes?: number; readonly served: number; readonly changingSeconds: number };
     /** The sync's resident memory, at most, over the whole run. */
     readonly maxRssMb: number;
-    /** The downstream server's answers to the clients over the steady state. */
     /**
      * The downstream server's answers to the clients over the steady state, as the clients timed
      * them and as the server did (its log: from the request read to the answer sent). The clients
@@ -83,6 +94,8 @@ export interface SyncBenchResults extends RunHeader {
      * up at most, and at the 99th percentile, tells what of their times is theirs.
      */
     readonly server: {
+      /** Absent from results older than the option: 4. */
+      readonly clients?: number;
       readonly requests: number;
       readonly latency: LatencySpread;
       readonly serverSide: LatencySpread;
@@ -103,9 +116,10 @@ const DOWNSTREAM_PORT = 18_284;
 const CACHE_MEMORY = '4GiB';
 /** The sync is told its failures on standard error, one line each. */
 const FAILURE_LINE = /^sync: customer '/;
-/** Clients asking the downstream server, each pausing between an answer and its next request. */
-const CLIENTS = 4;
+/** Each client pauses this long between an answer and its next request. */
 const CLIENT_PAUSE_MS = 5;
+/** One session of every cinema changes upstream this often. */
+const CHANGE_INTERVAL_MS = 60_000;
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 async function cpuSeconds(pid: number): Promise<number> {
@@ -118,26 +132,32 @@ const pin = (pid: number, core: number): void => void spawnSync('taskset', ['-a'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomIndex = (length: number): number => Math.floor(Math.random() * length);
 
+/** One cinema's change upstream, as the run follows it. Times are performance.now() of this process. */
+interface Change {
+  readonly customer: string;
+  readonly seats: number;
+  readonly committedAt: number;
+  /** When the sync last wrote the cinema's sessions since the change committed. */
+  writtenAt?: number;
+  servedAt?: number;
+}
+
 /**
- * When the upstream server first published each cinema's catalogue as changed: its first
- * "catalogue published" after the change committed, of a version above any it had published
- * before. Times are performance.now() of this process.
+ * When the upstream server first published each change: its first "catalogue published" of the
+ * change's cinema after the change committed, of a version above any it had published before.
  */
-async function publishedAfter(logFile: string, committed: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+async function publishedAfter(logFile: string, changes: readonly Change[]): Promise<(number | undefined)[]> {
   const builds = new Map<string, { readonly at: number; readonly version: number }[]>();
   for await (const line of createInterface({ input: createReadStream(logFile), crlfDelay: Infinity })) {
     if (!line.includes('"msg":"catalogue published"')) continue;
     const { customer, version, time } = JSON.parse(line) as { customer: string; version: number; time: number };
     builds.set(customer, [...(builds.get(customer) ?? []), { at: time - performance.timeOrigin, version }]);
   }
-  const published = new Map<string, number>();
-  for (const [customer, at] of committed) {
+  return changes.map(({ customer, committedAt }) => {
     const all = builds.get(customer) ?? [];
-    const before = Math.max(0, ...all.filter((build) => build.at < at).map((build) => build.version));
-    const first = all.find((build) => build.at >= at && build.version > before);
-    if (first !== undefined) published.set(customer, first.at);
-  }
-  return published;
+    const before = Math.max(0, ...all.filter((build) => build.at < committedAt).map((build) => build.version));
+    return all.find((build) => build.at >= committedAt && build.version > before)?.at;
+  });
 }
 
 /** How long the server took over each answer it logged from `since` (performance.now() of this process) on. */
@@ -166,15 +186,15 @@ async function waitUntilAnswering(url: string): Promise<void> {
   throw new Error(`${url} never answered`);
 }
 
-/** Changes every cinema's first session upstream, cinema after cinema, noting in `committed` when each change committed. */
-async function changeEverySession(database: string, customers: readonly Customer[], films: number, seats: number, run: string, committed: Map<string, number>): Promise<void> {
+/** Changes every cinema's first session upstream to `seats`, cinema after cinema, telling `onCommit` of each change as it commits. */
+async function changeEverySession(database: string, customers: readonly Customer[], films: number, seats: number, run: string, onCommit: (change: Change) => void): Promise<void> {
   const file = join(run, 'changed-session.json');
   await writeFile(file, JSON.stringify({ ...syntheticSession(0, films), SeatsAvailable: seats }));
   const db = await openDatabase(parseDatabaseSpec(database));
   try {
     for (const { key } of customers) {
       await importFiles(db, { customer: key, files: [file], replace: false });
-      committed.set(key, performance.now());
+      onCommit({ customer: key, seats, committedAt: performance.now() });
     }
   } finally {
     await db.close();
@@ -182,20 +202,21 @@ async function changeEverySession(database: string, customers: readonly Customer
 }
 
 /**
- * Asks each cinema whose change has committed for its first session, pass after pass, until it is
- * served with its new seats; when each was, by cinema.
+ * Asks for each change the sync has written, until `stop` says so, and notes when it is served.
+ * Only written changes are asked for, so that the asking costs the server little; one written
+ * from an upstream read before the change committed is asked for again at the sync's next write.
  */
-async function watchChanges(readers: readonly Customer[], seats: number, committed: ReadonlyMap<string, number>, deadline: number): Promise<Map<string, number>> {
-  const served = new Map<string, number>();
-  while (served.size < readers.length && performance.now() < deadline) {
-    for (const reader of readers) {
-      if (served.has(reader.key) || !committed.has(reader.key)) continue;
+async function watchChanges(readers: ReadonlyMap<string, Customer>, written: Set<Change>, stop: () => boolean): Promise<void> {
+  while (!stop()) {
+    for (const change of written) {
+      const reader = readers.get(change.customer) as Customer;
       const answer = await fetch(`http://127.0.0.1:${DOWNSTREAM_PORT}/v1/session/1`, { headers: tokenHeader(reader) });
-      if (((await answer.json()) as { SeatsAvailable?: number }).SeatsAvailable === seats) served.set(reader.key, performance.now());
+      const served = ((await answer.json()) as { SeatsAvailable?: number }).SeatsAvailable === change.seats;
+      if (served) change.servedAt = performance.now();
+      if (served || performance.now() - (change.writtenAt ?? 0) > 5000) written.delete(change);
     }
-    await sleep(100);
+    await sleep(50);
   }
-  return served;
 }
 
 export async function benchSync(options: SyncBenchOptions): Promise<void> {
@@ -240,9 +261,9 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
   try {
     await waitUntilAnswering(`http://127.0.0.1:${UPSTREAM_PORT}/readyz`);
     const synced = new Set<string>();
-    /** When the sync wrote each cinema's changed session, once the changes have begun. */
-    const written = new Map<string, number>();
-    let changesBegun = false;
+    /** Each cinema's latest change upstream, and the changes the sync has written but the downstream server was not yet seen to serve. */
+    const latest = new Map<string, Change>();
+    const written = new Set<Change>();
     let failureLines = 0;
     const started = performance.now();
     const sync = startNode(
@@ -251,7 +272,11 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
         const customer = /^Synced customer '([^']+)'/.exec(line)?.[1];
         if (customer !== undefined) synced.add(customer);
         else if (FAILURE_LINE.test(line)) failureLines++;
-        if (customer !== undefined && changesBegun && line.includes(': sessions 0 added, 1 changed')) written.set(customer, performance.now());
+        const change = customer === undefined ? undefined : latest.get(customer);
+        if (change !== undefined && change.servedAt === undefined && line.includes(': sessions 0 added, 1 changed')) {
+          change.writtenAt = performance.now();
+          written.add(change);
+        }
       },
     );
     children.push(sync);
@@ -276,13 +301,12 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     for (const reader of readers) for (const path of ['/v1/session/1', `/v4/film/${syntheticFilmId(0)}`]) await get(agent, path, tokenHeader(reader), DOWNSTREAM_PORT);
     console.log(`the server published every cinema's sessions and films in ${((performance.now() - warming) / 1000).toFixed(1)} s`);
     const steadyStarted = performance.now();
-    const steadyCpu = await cpuSeconds(pid);
     const failuresBefore = failureLines;
     const answers: { status: number; ms: number }[] = [];
     const clientsDelay = monitorEventLoopDelay({ resolution: 1 });
     clientsDelay.enable();
     const until = steadyStarted + options.minutes * 60_000;
-    const clients = Array.from({ length: CLIENTS }, async () => {
+    const clients = Array.from({ length: options.clients }, async () => {
       while (performance.now() < until) {
         const reader = readers[randomIndex(readers.length)] as Customer;
         const path = [`/v1/session/${1 + randomIndex(options.sessions)}`, `/v4/film/${syntheticFilmId(randomIndex(options.films))}`, '/v1/session'][randomIndex(3)] as string;
@@ -290,48 +314,72 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
         await sleep(CLIENT_PAUSE_MS);
       }
     });
+    // One session of every cinema changes every minute from half a minute in, seats no run before
+    // this one left. The CPU of the sync and of the server is read over those minutes; the last
+    // change is then watched for a minute more, its interval, and 10 s.
+    const changes: Change[] = [];
+    let watchUntil = Infinity;
+    const watching = watchChanges(new Map(readers.map((reader) => [reader.key, reader])), written, () => performance.now() > watchUntil);
+    const firstSeats = 1 + (Math.floor(Date.now() / 1000) % 10_000) * 100;
     await sleep(30_000);
-    // Seats no run before this one left.
-    const seats = 1 + (Math.floor(Date.now() / 1000) % 100_000);
-    const committed = new Map<string, number>();
-    const changingStarted = performance.now();
-    changesBegun = true;
-    const changes = changeEverySession(upstreamDatabase, customers, options.films, seats, run, committed);
-    const watching = watchChanges(readers, seats, committed, until);
-    await changes;
-    const changingSeconds = (performance.now() - changingStarted) / 1000;
-    console.log(`changed one session of each of ${committed.size} cinemas upstream in ${changingSeconds.toFixed(1)} s`);
-    const served = await watching;
-    await Promise.all(clients);
-    const steady = { seconds: (performance.now() - steadyStarted) / 1000, cpuCores: 0, failureLines: failureLines - failuresBefore };
-    steady.cpuCores = ((await cpuSeconds(pid)) - steadyCpu) / steady.seconds;
+    const changingFrom = { at: performance.now(), sync: await cpuSeconds(pid), server: await cpuSeconds(server.process.pid as number) };
+    let passes = 0;
+    let changingSeconds = 0;
+    let passAt = changingFrom.at;
+    for (; passAt + CHANGE_INTERVAL_MS <= until; passAt += CHANGE_INTERVAL_MS) {
+      await sleep(Math.max(0, passAt - performance.now()));
+      const changing = performance.now();
+      await changeEverySession(upstreamDatabase, customers, options.films, firstSeats + passes, run, (change) => {
+        latest.set(change.customer, change);
+        changes.push(change);
+      });
+      changingSeconds = (performance.now() - changing) / 1000;
+      passes++;
+      console.log(`pass ${passes}: changed one session of each of ${customers.length} cinemas upstream in ${changingSeconds.toFixed(1)} s`);
+    }
+    await sleep(Math.max(0, passAt - performance.now()));
+    const changingSecondsInAll = (performance.now() - changingFrom.at) / 1000;
+    const steady = {
+      seconds: changingSecondsInAll,
+      cpuCores: ((await cpuSeconds(pid)) - changingFrom.sync) / changingSecondsInAll,
+      serverCpuCores: ((await cpuSeconds(server.process.pid as number)) - changingFrom.server) / changingSecondsInAll,
+      failureLines: failureLines - failuresBefore,
+    };
+    watchUntil = performance.now() + 10_000;
+    await Promise.all([...clients, watching]);
     clearInterval(sampler);
-    const sinceCommit = (times: ReadonlyMap<string, number>): number[] => [...times].map(([key, at]) => at - (committed.get(key) ?? at));
-    const upstreamPublished = await publishedAfter(upstreamLog, committed);
-    const sinceUpstream = (times: ReadonlyMap<string, number>): number[] => [...times].flatMap(([key, at]) => {
-      const published = upstreamPublished.get(key);
-      return published === undefined ? [] : [at - published];
-    });
-    const changeMadeUpstream = { ...spread(sinceCommit(upstreamPublished)), published: upstreamPublished.size };
-    const changeWritten = { ...spread(sinceUpstream(written)), written: written.size };
-    const changeServedAfterUpstream = spread(sinceUpstream(served));
-    const changeServed = { ...spread(sinceCommit(served)), cinemas: committed.size, served: served.size, changingSeconds };
+    const upstreamPublished = await publishedAfter(upstreamLog, changes);
+    const moments = changes.map((change, index) => ({ committed: change.committedAt, published: upstreamPublished[index], written: change.writtenAt, served: change.servedAt }));
+    const between = (from: keyof (typeof moments)[number], to: keyof (typeof moments)[number]): number[] =>
+      moments.flatMap((moment) => {
+        const [start, end] = [moment[from], moment[to]];
+        return start === undefined || end === undefined ? [] : [end - start];
+      });
+    const count = (moment: keyof (typeof moments)[number]): number => moments.filter((times) => times[moment] !== undefined).length;
+    const changeMadeUpstream = { ...spread(between('committed', 'published')), published: count('published') };
+    const changeWritten = { ...spread(between('published', 'written')), written: count('written') };
+    const changeServedAfterUpstream = spread(between('published', 'served'));
+    const served = count('served');
+    const changeServed = { ...spread(between('committed', 'served')), cinemas: customers.length, passes, served, changingSeconds };
     clientsDelay.disable();
     const serverFigures = {
+      clients: options.clients,
       requests: answers.length,
       latency: spread(answers.map((answer) => answer.ms)),
       serverSide: spread(await answerTimes(join(run, 'server.log'), steadyStarted)),
       failures: answers.filter((answer) => answer.status !== 200).length,
       clientsDelay: { p99Ms: clientsDelay.percentile(99) / 1e6, maxMs: clientsDelay.max / 1e6 },
     };
-    console.log(`steady state of ${steady.seconds.toFixed(0)} s: the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core; ${steady.failureLines} failures logged`);
-    console.log(`each change published by the upstream server after its commit: ${formatSpread(changeMadeUpstream)}; ${upstreamPublished.size} of ${committed.size}`);
-    console.log(`  written downstream by the sync after the upstream published it: ${formatSpread(changeWritten)}; ${written.size} written`);
+    console.log(`${passes} minutes of changes (${steady.seconds.toFixed(0)} s): the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core, the downstream server ${(steady.serverCpuCores * 100).toFixed(1)} %; ${steady.failureLines} failures logged`);
+    console.log(`each change published by the upstream server after its commit: ${formatSpread(changeMadeUpstream)}; ${changeMadeUpstream.published} of ${changes.length} changes`);
+    console.log(`  written downstream by the sync after the upstream published it: ${formatSpread(changeWritten)}; ${changeWritten.written} written`);
     console.log(`  served downstream after the upstream published it: ${formatSpread(changeServedAfterUpstream)}`);
-    console.log(`  served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served.size} of ${committed.size} served`);
+    console.log(`  served downstream after its commit upstream: ${formatSpread(changeServed)}; ${served} of ${changes.length} served`);
     console.log(`the sync's RSS at most ${maxRssMb.toFixed(0)} MB over the whole run`);
-    console.log(`the server, asked by ${CLIENTS} clients meanwhile: ${serverFigures.requests} answers, ${formatSpread(serverFigures.latency)}, ${serverFigures.failures} other than 200`);
-    console.log(`  as the server timed them: ${formatSpread(serverFigures.serverSide)}; the clients' event loop held up ${serverFigures.clientsDelay.p99Ms.toFixed(1)} ms at p99, ${serverFigures.clientsDelay.maxMs.toFixed(1)} ms at most`);
+    if (options.clients > 0) {
+      console.log(`the server, asked by ${options.clients} clients meanwhile: ${serverFigures.requests} answers, ${formatSpread(serverFigures.latency)}, ${serverFigures.failures} other than 200`);
+      console.log(`  as the server timed them: ${formatSpread(serverFigures.serverSide)}; the clients' event loop held up ${serverFigures.clientsDelay.p99Ms.toFixed(1)} ms at p99, ${serverFigures.clientsDelay.maxMs.toFixed(1)} ms at most`);
+    }
     const results: SyncBenchResults = {
       ...runStarted.header(),
       sync: { ...provisioning, database: kind, concurrency: options.concurrency, perHost: options.perHost, firstSync, steady, changeMadeUpstream, changeWritten, changeServedAfterUpstream, changeServed, maxRssMb, server: serverFigures },
