@@ -219,16 +219,23 @@ export async function loadCatalogue(db: SqlClient, customer: string): Promise<Ca
     for await (const page of readFilmPages(db, customer)) films.push(...page);
     return films;
   };
-  // Each kind's reads start at once: on PostgreSQL their first pages share a round trip.
-  const [films, packages, screens, attributes, [site = null], sessions] = await Promise.all([
-    loadFilms(),
+  const [films, besideFilms] = await Promise.all([loadFilms(), loadRecordsBesideFilms(db, customer)]);
+  return { films, ...besideFilms };
+}
+
+/**
+ * The customer's records but films, in no particular order. Each kind's reads start at once, as
+ * the caller's of films may: on PostgreSQL their first pages share a round trip.
+ */
+export async function loadRecordsBesideFilms(db: SqlClient, customer: string): Promise<Omit<Catalogue, 'films'>> {
+  const [packages, screens, attributes, [site = null], sessions] = await Promise.all([
     loadPackages(db, customer),
     loadRecords(db, PROGRAMME_TABLES.screen, customer),
     loadRecords(db, PROGRAMME_TABLES.attribute, customer),
     loadRecords(db, PROGRAMME_TABLES.site, customer),
     loadRecords(db, PROGRAMME_TABLES.session, customer),
   ]);
-  return { films, packages, screens, attributes, site, sessions };
+  return { packages, screens, attributes, site, sessions };
 }
 
 /** How many films, packages and sessions the customer's catalogue has. */
