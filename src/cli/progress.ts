@@ -14,23 +14,28 @@ export interface ProgressReporter {
   finish(): void;
 }
 
-/** Reports to `stream` at most once an `interval` of milliseconds as `now` (a monotonic clock) counts them. */
+/**
+ * Reports to `stream` at most once an `interval` of milliseconds as `now` (a monotonic clock)
+ * counts them, from the first update: the time before it, opening and reading the database,
+ * is not the input's progress, and a small file read at once is never reported however long that took.
+ */
 export function progressReporter(
   stream: Pick<NodeJS.WriteStream, 'isTTY' | 'write'>,
   interval = stream.isTTY ? TERMINAL_INTERVAL_MS : LOG_INTERVAL_MS,
   now: () => number = () => performance.now(),
 ): ProgressReporter {
-  const started = now();
-  let lastShown = started;
+  let started: number | undefined;
+  let lastShown = 0;
   let drawn = false;
 
   return {
     update({ file, bytesRead, fileBytes, records }) {
       const at = now();
+      if (started === undefined) started = lastShown = at;
       if (at - lastShown < interval) return;
       lastShown = at;
       const fraction = fileBytes > 0 ? Math.min(1, bytesRead / fileBytes) : 1;
-      const rate = Math.round(records / ((at - started) / 1000));
+      const rate = at > started ? Math.round(records / ((at - started) / 1000)) : 0;
       const figures = `${Math.floor(fraction * 100)}%  ${records.toLocaleString('en')} records  ${rate.toLocaleString('en')} records/s`;
       if (stream.isTTY) {
         const filled = Math.round(fraction * BAR_WIDTH);
