@@ -224,8 +224,8 @@ export async function loadCatalogue(db: SqlClient, customer: string): Promise<Ca
 }
 
 /**
- * The customer's records but films, in no particular order. Each kind's reads start at once, as
- * the caller's of films may: on PostgreSQL their first pages share a round trip.
+ * The customer's records but films, in no particular order. Each kind's reads start at once, and
+ * a caller reading films starts those beside them: on PostgreSQL their first pages share a round trip.
  */
 export async function loadRecordsBesideFilms(db: SqlClient, customer: string): Promise<Omit<Catalogue, 'films'>> {
   const [packages, screens, attributes, [site = null], sessions] = await Promise.all([
