@@ -10,7 +10,8 @@ import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../cat
 import { jsonRecord } from '../formats/json-writer.js';
 import type { RecordKind } from '../formats/record-kinds.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
-import { loadFilmIds, loadRecordsBesideFilms, readFilmPages } from '../store/catalogue-repository.js';
+import { loadFilmIds, loadPackages, readFilmPages } from '../store/catalogue-repository.js';
+import { PROGRAMME_TABLES, loadRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
 
 export interface ChangeCounts {
@@ -97,7 +98,7 @@ interface StoredReference extends Reference {
 }
 
 /** What stored packages, sessions and the site name, each placed as the record's problem would be. */
-function storedReferences(packages: readonly FilmPackage[], sessions: readonly Session[], site: Site | null): StoredReference[] {
+function storedReferences(packages: readonly FilmPackage[], sessions: readonly Session[], site: Site | undefined): StoredReference[] {
   const references: StoredReference[] = [];
   const refer = (holder: RecordKind, file: string, record: number, id: string | undefined, field: string, kind: ReferencedKind, key: string | number): void => {
     references.push({ holder, file, record, id, field, kind, key });
@@ -120,20 +121,19 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
  * films are most of its records.
  */
 export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>): Promise<CatalogueChanges> {
-  const storedFilms = async (): Promise<Map<string, string>> => {
-    const films = new Map<string, string>();
-    if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
-    // Never compared: no film comes in.
-    else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
-    return films;
-  };
-  const [films, { packages, sessions, site, screens, attributes }] = await Promise.all([storedFilms(), loadRecordsBesideFilms(db, customer)]);
+  const films = new Map<string, string>();
+  if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
+  // Never compared: no film comes in.
+  else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
+  const packages = await loadPackages(db, customer);
+  const sessions = await loadRecords(db, PROGRAMME_TABLES.session, customer);
+  const [site] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
   const changes = {
     films: new ChangeTracker(FILM_SHAPE, films),
     packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
-    screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id),
-    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id),
-    site: ChangeTracker.of(SITE_SHAPE, site === null ? [] : [site], () => SITE_KEY),
+    screens: ChangeTracker.of(SCREEN_SHAPE, await loadRecords(db, PROGRAMME_TABLES.screen, customer), (s) => s.id),
+    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.attribute, customer), (a) => a.id),
+    site: ChangeTracker.of(SITE_SHAPE, site === undefined ? [] : [site], () => SITE_KEY),
     sessions: ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id),
   };
   const trackers: Readonly<Record<ReferencedKind, { has(key: never): boolean }>> = {
@@ -148,7 +148,7 @@ export async function trackChanges(db: SqlClient, customer: string, kinds: Reado
   const [first] = sessions;
   const existingBeside = (replaced: ReadonlySet<RecordKind>): ExistingRecords => ({
     has: (kind, key) => !replaced.has(kind) && trackers[kind].has(key as never),
-    hasSite: !replaced.has('site') && site !== null,
+    hasSite: !replaced.has('site') && site !== undefined,
     firstSession: replaced.has('session') || first === undefined ? undefined : { file: STORED.session, record: 1, id: String(first.id) },
     packageFilms: (id) => (replaced.has('package') ? undefined : packageFilms.get(id)),
     packageSessions: replaced.has('session') ? [] : packageSessions,

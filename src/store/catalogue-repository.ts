@@ -194,15 +194,13 @@ export async function loadPackages(db: SqlClient, customer: string, ids?: readon
 async function packagesAmong(db: SqlClient, customer: string, ids?: readonly number[]): Promise<FilmPackage[]> {
   const among = (column: string): string => (ids === undefined ? '' : ` AND ${column} IN (${ids.map(() => '?').join(', ')})`);
   const parameters = [customer, ...(ids ?? [])];
-  // Both read at once: on PostgreSQL they share a round trip.
-  const [packageRows, packageFilmRows] = await Promise.all([
-    db.query<PackageRow>(`SELECT id, title, status FROM film_package WHERE customer = ?${among('id')}`, parameters),
-    db.query<PackageFilmRow>(
-      `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
-       FROM film_package_film WHERE customer = ?${among('package_id')} ORDER BY package_id, film_order`,
-      parameters,
-    ),
-  ]);
+  const packageRows = await db.query<PackageRow>(`SELECT id, title, status FROM film_package WHERE customer = ?${among('id')}`, parameters);
+  if (packageRows.length === 0) return [];
+  const packageFilmRows = await db.query<PackageFilmRow>(
+    `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
+     FROM film_package_film WHERE customer = ?${among('package_id')} ORDER BY package_id, film_order`,
+    parameters,
+  );
   const filmsByPackage = groupBy(packageFilmRows, (row) => row.package_id);
   return packageRows.map((row) => ({
     id: row.id,
@@ -214,28 +212,17 @@ async function packagesAmong(db: SqlClient, customer: string, ids?: readonly num
 
 /** The customer's whole catalogue, in no particular order. */
 export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
-  const loadFilms = async (): Promise<Film[]> => {
-    const films: Film[] = [];
-    for await (const page of readFilmPages(db, customer)) films.push(...page);
-    return films;
+  const films: Film[] = [];
+  for await (const page of readFilmPages(db, customer)) films.push(...page);
+  const [site = null] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
+  return {
+    films,
+    packages: await loadPackages(db, customer),
+    screens: await loadRecords(db, PROGRAMME_TABLES.screen, customer),
+    attributes: await loadRecords(db, PROGRAMME_TABLES.attribute, customer),
+    site,
+    sessions: await loadRecords(db, PROGRAMME_TABLES.session, customer),
   };
-  const [films, besideFilms] = await Promise.all([loadFilms(), loadRecordsBesideFilms(db, customer)]);
-  return { films, ...besideFilms };
-}
-
-/**
- * The customer's records but films, in no particular order. Each kind's reads start at once, and
- * a caller reading films starts those beside them: on PostgreSQL their first pages share a round trip.
- */
-export async function loadRecordsBesideFilms(db: SqlClient, customer: string): Promise<Omit<Catalogue, 'films'>> {
-  const [packages, screens, attributes, [site = null], sessions] = await Promise.all([
-    loadPackages(db, customer),
-    loadRecords(db, PROGRAMME_TABLES.screen, customer),
-    loadRecords(db, PROGRAMME_TABLES.attribute, customer),
-    loadRecords(db, PROGRAMME_TABLES.site, customer),
-    loadRecords(db, PROGRAMME_TABLES.session, customer),
-  ]);
-  return { packages, screens, attributes, site, sessions };
 }
 
 /** How many films, packages and sessions the customer's catalogue has. */
@@ -298,19 +285,17 @@ const CATALOGUE_CHANNEL = 'marquee_catalogue';
  * the new version, at once where the database notifies them of the commit.
  */
 export async function commitCatalogueChange(tx: SqlClient, customer: string, change: CatalogueChange): Promise<CommittedChange> {
-  const changedAt = new Date().toISOString();
-  // Started together, and run in the order started: on PostgreSQL they share one round trip.
-  const [, , [row]] = await Promise.all([
-    tx.execute(
-      `INSERT INTO catalogue (customer, version, changed_at) VALUES (?, 1, ?)
-       ON CONFLICT (customer) DO UPDATE SET version = catalogue.version + 1, changed_at = excluded.changed_at`,
-      [customer, changedAt],
-    ),
-    tx.execute('INSERT INTO catalogue_change (customer, version, changed_at, changes) SELECT customer, version, changed_at, ? FROM catalogue WHERE customer = ?', [JSON.stringify(change), customer]),
-    tx.query<{ version: number }>('SELECT version FROM catalogue WHERE customer = ?', [customer]),
-    notifyCatalogueReaders(tx, customer),
-  ]);
-  return { version: row?.version ?? 1, changedAt: new Date(changedAt), change };
+  const changedAt = new Date();
+  const [row] = await tx.query<{ version: number }>(
+    `INSERT INTO catalogue (customer, version, changed_at) VALUES (?, 1, ?)
+     ON CONFLICT (customer) DO UPDATE SET version = catalogue.version + 1, changed_at = excluded.changed_at
+     RETURNING version`,
+    [customer, changedAt.toISOString()],
+  );
+  const version = row?.version ?? 1;
+  await tx.execute('INSERT INTO catalogue_change (customer, version, changed_at, changes) VALUES (?, ?, ?, ?)', [customer, version, changedAt.toISOString(), JSON.stringify(change)]);
+  await notifyCatalogueReaders(tx, customer);
+  return { version, changedAt, change };
 }
 
 /**

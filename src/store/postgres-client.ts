@@ -78,8 +78,7 @@ class PostgresStatements {
 class PostgresTransaction implements SqlClient {
   readonly exactTextType = EXACT_TEXT_TYPE;
   private readonly statements: PostgresStatements;
-  /** Settles once every statement sent so far has. */
-  private sent: Promise<unknown> = Promise.resolve();
+  private last: Promise<unknown> = Promise.resolve();
   private ended = false;
 
   constructor(connection: pg.PoolClient) {
@@ -87,31 +86,28 @@ class PostgresTransaction implements SqlClient {
   }
 
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
-    return this.send(() => this.statements.query<Row>(sql, params));
+    return this.inTurn(() => this.statements.query<Row>(sql, params));
   }
 
   queryArrays<Row extends readonly SqlValue[]>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
-    return this.send(() => this.statements.query<Row>(sql, params, 'array'));
+    return this.inTurn(() => this.statements.query<Row>(sql, params, 'array'));
   }
 
-  /**
-   * Sends a statement at once: the connection pipelines, so statements that work starts together
-   * (Promise.all) share one round trip, and the database still runs them in the order sent.
-   */
-  private send<Rows>(statement: () => Promise<Rows>): Promise<Rows> {
+  /** A connection runs one statement at a time, and work may start several at once (Promise.all). */
+  private inTurn<Rows>(statement: () => Promise<Rows>): Promise<Rows> {
     if (this.ended) return Promise.reject(new Error('the transaction has ended'));
-    const result = statement();
-    this.sent = Promise.allSettled([this.sent, result]);
+    const result = this.last.then(statement);
+    this.last = result.catch(() => {});
     return result;
   }
 
   /**
-   * Waits for the statements already sent, and refuses any more: when one of several
+   * Waits for the statements already started, and refuses any more: when one of several
    * statements fails, the others must not run after the ROLLBACK, outside the transaction.
    */
   async end(): Promise<void> {
     this.ended = true;
-    await this.sent;
+    await this.last;
   }
 
   async execute(sql: string, params?: readonly SqlValue[]): Promise<void> {
@@ -154,8 +150,7 @@ export class PostgresClient implements SqlClient {
       connectionTimeoutMillis: 5000,
       keepAlive: true,
     };
-    // Pipelined: a transaction's statements started together go in one round trip (its listener's connection needs no such thing).
-    const pool = new pg.Pool({ ...config, max: POOL_SIZE, pipeline: true });
+    const pool = new pg.Pool({ ...config, max: POOL_SIZE });
     // An idle connection that the database drops is reported here and then discarded by the
     // pool; the next statement opens a new one or fails, and its caller hears of it.
     pool.on('error', () => {});
@@ -182,14 +177,12 @@ export class PostgresClient implements SqlClient {
     connection.on('error', ignore);
     let broken: Error | undefined;
     try {
-      if (options.readOnly) await connection.query(BEGIN_READ_ONLY);
-      else {
-        // The writer lock is tried in the round trip that begins the transaction.
-        const [, tried] = await Promise.all([connection.query('BEGIN'), connection.query<{ locked: boolean }>(WRITER_TRY_LOCK)]);
-        if (tried.rows[0]?.locked !== true) {
-          if (options.failIfBusy) throw new DatabaseBusyError();
-          await this.waitForWriterLock(connection);
-        }
+      await connection.query(options.readOnly ? BEGIN_READ_ONLY : 'BEGIN');
+      if (options.failIfBusy) {
+        const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
+        if (rows[0]?.locked !== true) throw new DatabaseBusyError();
+      } else if (!options.readOnly) {
+        await this.takeWriterLock(connection);
       }
       const tx = new PostgresTransaction(connection);
       const result = await work(tx).finally(() => tx.end());
@@ -207,8 +200,10 @@ export class PostgresClient implements SqlClient {
     }
   }
 
-  /** Waits for the writer lock, which another writer holds, as SQLite's writers do: told through `onWait`, and for at most the lock timeout. */
-  private async waitForWriterLock(connection: pg.PoolClient): Promise<void> {
+  /** Waits for the writer lock as SQLite's writers do: told through `onWait`, and for at most the lock timeout. */
+  private async takeWriterLock(connection: pg.PoolClient): Promise<void> {
+    const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
+    if (rows[0]?.locked === true) return;
     const { timeoutMs, onWait } = this.lockWait;
     // A lock_timeout of 0 would wait for ever.
     if (timeoutMs === 0) throw new LockTimeoutError(timeoutMs);
