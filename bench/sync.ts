@@ -316,7 +316,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     });
     // One session of every cinema changes every minute from half a minute in, seats no run before
     // this one left. The CPU of the sync and of the server is read over those minutes; the last
-    // change is then watched for a minute more, its interval, and 10 s.
+    // pass's changes are then watched for their interval and 10 s more.
     const changes: Change[] = [];
     let watchUntil = Infinity;
     const watching = watchChanges(new Map(readers.map((reader) => [reader.key, reader])), written, () => performance.now() > watchUntil);
@@ -345,7 +345,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
       serverCpuCores: ((await cpuSeconds(server.process.pid as number)) - changingFrom.server) / changingSecondsInAll,
       failureLines: failureLines - failuresBefore,
     };
-    watchUntil = performance.now() + 10_000;
+    watchUntil = performance.now() + CHANGE_INTERVAL_MS + 10_000;
     await Promise.all([...clients, watching]);
     clearInterval(sampler);
     const upstreamPublished = await publishedAfter(upstreamLog, changes);
