@@ -18,7 +18,6 @@
  * - the time from each commit to the first answer of the changed record with its change, the
  *   record asked every 2 ms.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +25,7 @@ import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-ca
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
-import { beginRun, capture, MACHINE, median, preparePostgres, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
+import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
 import type { ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
 import { countRoundTrips } from './round-trips.js';
 
@@ -41,14 +40,11 @@ export interface ChangesOptions {
 const PORT = 18_260;
 const FILMS = 400;
 const SESSIONS = 300;
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 /** The synthetic sessions start on 1 January 2030, an hour apart. */
 const SYNTHETIC_START = Date.UTC(2030, 0, 1);
 
 async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-  // utime and stime, the 14th and 15th fields, the 12th and 13th after the command.
-  return ((Number(fields[11]) + Number(fields[12])) / CLK_TCK) * 1000;
+  return (await cpuSeconds(pid)) * 1000;
 }
 
 async function get(path: string): Promise<{ status: number; etag: string | null }> {
@@ -160,8 +156,7 @@ async function changesOn(database: string, catalogue: string, files: readonly st
   const moveSessionsByDays = Math.round((today - SYNTHETIC_START) / 86_400_000);
   await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays });
   const logFile = join(work, `server-${kind}.log`);
-  const taken = await capture(PORT, { name: 'probe', path: '/readyz', headers: {} }).then(() => true, () => false);
-  if (taken) throw new Error(`port ${PORT} is taken: another server would be measured`);
+  await requireFreePort(PORT);
   const server = await startMarquee(database, logFile, [], [], PORT);
   try {
     const pid = server.process.pid as number;

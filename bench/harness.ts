@@ -145,6 +145,22 @@ function medianFigures(rounds: readonly WrkFigures[]): WrkFigures {
   return { requestsPerSecond: of('requestsPerSecond'), p50Ms: of('p50Ms'), p99Ms: of('p99Ms'), maxMs: of('maxMs'), errors: of('errors') };
 }
 
+/** Clock ticks a second, in which /proc counts a process's CPU time. */
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** The CPU time a process has used so far, user and system, in seconds. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  // utime and stime, the 14th and 15th fields, the 12th and 13th after the command.
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/** Fails when something answers on `port`: another benchmark's server would be measured in place of this one's, and share its cores. */
+export async function requireFreePort(port: number): Promise<void> {
+  const taken = await fetch(`http://127.0.0.1:${port}/readyz`).then(() => true, () => false);
+  if (taken) throw new Error(`something answers on port ${port}: another benchmark is running; run this one alone`);
+}
+
 export async function rssMegabytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;

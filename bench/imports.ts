@@ -22,6 +22,7 @@ import {
   MACHINE,
   MARQUEE,
   preparePostgres,
+  requireFreePort,
   requireTool,
   runCli,
   sleep,
@@ -85,8 +86,7 @@ async function importsOn(database: string, editions: readonly string[], options:
   const kind = parseDatabaseSpec(database).kind;
   runCli(['import', '--database', database, '--replace', editions[0] as string]);
   const logFile = join(work, `server-${kind}.log`);
-  const taken = await capture(PORT, { name: 'probe', path: '/readyz', headers: {} }).then(() => true, () => false);
-  if (taken) throw new Error(`port ${PORT} is taken: another server would be measured`);
+  await requireFreePort(PORT);
   const server: MarqueeServer = await startMarquee(database, logFile, [], [], PORT, options.unpinned ? '0,1' : '0');
   const others: Cores = options.unpinned ? '0,1' : '1';
   try {

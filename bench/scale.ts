@@ -42,6 +42,7 @@ import {
   requireTool,
   ROOT,
   rssMegabytes,
+  sleep,
   startCeiling,
   startMarquee,
   stop,
@@ -113,7 +114,6 @@ interface Answer {
   readonly ms: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomIndex = (length: number): number => Math.floor(Math.random() * length);
 const randomFilm = (films: number): string => `/v4/film/${syntheticFilmId(randomIndex(films))}`;
 export const tokenHeader = (customer: Customer) => ({ veeziaccesstoken: customer.token });

@@ -27,7 +27,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -35,7 +35,7 @@ import { createInterface } from 'node:readline';
 import { syntheticFilmId, syntheticSession } from '../scripts/generate-catalogue.js';
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { beginRun, MACHINE, MARQUEE, requireTool, rssMegabytes, startMarquee, stop, writeResults } from './harness.js';
+import { beginRun, cpuSeconds, MACHINE, MARQUEE, requireFreePort, requireTool, rssMegabytes, sleep, startMarquee, stop, writeResults } from './harness.js';
 import type { LatencySpread, RunHeader } from './results.js';
 import { emptyDatabase, formatSpread, get, ONE_CORE_NODE_FLAGS, provision, provisioned, spread, tokenHeader, WORK, type Customer } from './scale.js';
 
@@ -120,16 +120,7 @@ const FAILURE_LINE = /^sync: customer '/;
 const CLIENT_PAUSE_MS = 5;
 /** One session of every cinema changes upstream this often. */
 const CHANGE_INTERVAL_MS = 60_000;
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-  // utime and stime, the 14th and 15th fields, the 12th and 13th after the command.
-  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-}
-
 const pin = (pid: number, core: number): void => void spawnSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomIndex = (length: number): number => Math.floor(Math.random() * length);
 
 /** One cinema's change upstream, as the run follows it. Times are performance.now() of this process. */
@@ -247,10 +238,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
   const upstreams = join(run, 'upstreams.tsv');
   await writeFile(upstreams, customers.map(({ key, token }) => `${key}\thttp://127.0.0.1:${UPSTREAM_PORT}\t${token}`).join('\n') + '\n');
 
-  // Another benchmark's servers on these ports would answer in place of this one's, and share its cores.
-  for (const port of [UPSTREAM_PORT, DOWNSTREAM_PORT]) {
-    if (await fetch(`http://127.0.0.1:${port}/readyz`).then(() => true, () => false)) throw new Error(`something answers on port ${port}: another benchmark is running; run this one alone`);
-  }
+  for (const port of [UPSTREAM_PORT, DOWNSTREAM_PORT]) await requireFreePort(port);
   console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
   const runStarted = beginRun();
   const upstreamLog = join(run, 'upstream.log');

@@ -17,7 +17,7 @@
  * work comes on top of.
  */
 import { once } from 'node:events';
-import { readFile, rm, mkdtemp } from 'node:fs/promises';
+import { rm, mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ import { newWebhookSecret } from '../src/changes/webhook-signature.js';
 import { commitCatalogueChange } from '../src/store/catalogue-repository.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { insertEndpoint } from '../src/store/webhook-repository.js';
-import { beginRun, MARQUEE, preparePostgres, sleep, startLogging, stop, waitUntilAnswering, writeResults } from './harness.js';
+import { beginRun, cpuSeconds, MARQUEE, preparePostgres, sleep, startLogging, stop, waitUntilAnswering, writeResults } from './harness.js';
 import type { LatencySpread, RunHeader } from './results.js';
 import { formatSpread, spread } from './scale.js';
 
@@ -57,12 +57,6 @@ export interface WebhookBenchResults extends RunHeader {
 const RECEIVER_PORT = 18_190;
 /** A port of its own: other benchmarks may run on the machine at the same time. */
 const SERVER_PORT = 18_191;
-const CLOCK_TICKS = 100;
-
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 export async function benchWebhooks(options: WebhookBenchOptions): Promise<void> {
   const run = beginRun();
