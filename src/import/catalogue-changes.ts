@@ -10,8 +10,7 @@ import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../cat
 import { jsonRecord } from '../formats/json-writer.js';
 import type { RecordKind } from '../formats/record-kinds.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
-import { loadFilmIds, loadPackages, readFilmPages } from '../store/catalogue-repository.js';
-import { PROGRAMME_TABLES, loadRecords } from '../store/record-tables.js';
+import { loadCatalogueOutline, readFilmPages } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 
 export interface ChangeCounts {
@@ -116,23 +115,21 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
 }
 
 /**
- * Digests of the stored catalogue, films read page by page. Films are digested only when the
- * input may hold some (`kinds`): otherwise their ids are all an import needs, and a catalogue's
- * films are most of its records.
+ * Digests of the stored catalogue, read in one statement but for the films, which are read page by
+ * page and digested only when the input may hold some (`kinds`): otherwise their ids are all an
+ * import needs, and a catalogue's films are most of its records.
  */
 export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>): Promise<CatalogueChanges> {
+  const { filmIds, packages, screens, attributes, site, sessions } = await loadCatalogueOutline(db, customer);
   const films = new Map<string, string>();
   if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
   // Never compared: no film comes in.
-  else for (const id of await loadFilmIds(db, customer)) films.set(id, '');
-  const packages = await loadPackages(db, customer);
-  const sessions = await loadRecords(db, PROGRAMME_TABLES.session, customer);
-  const [site] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
+  else for (const id of filmIds) films.set(id, '');
   const changes = {
     films: new ChangeTracker(FILM_SHAPE, films),
     packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
-    screens: ChangeTracker.of(SCREEN_SHAPE, await loadRecords(db, PROGRAMME_TABLES.screen, customer), (s) => s.id),
-    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, await loadRecords(db, PROGRAMME_TABLES.attribute, customer), (a) => a.id),
+    screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id),
+    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id),
     site: ChangeTracker.of(SITE_SHAPE, site === undefined ? [] : [site], () => SITE_KEY),
     sessions: ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id),
   };

@@ -3,29 +3,19 @@
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
 import type { CatalogueChange, CommittedChange } from '../catalogue/catalogue-change.js';
-import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
-import { columnOf, deleteRows, inBatches, insertRows } from './insert-rows.js';
-import { PROGRAMME_TABLES, loadRecords } from './record-tables.js';
+import type { Attribute, Catalogue, Film, FilmPackage, PackageFilm, Person, Screen, Session, Site } from '../catalogue/model.js';
+import { columnOf, deleteRows, inBatches, insertRows, readCustomerRows } from './insert-rows.js';
+import { PROGRAMME_TABLES, loadRecords, recordRows, recordsOfRows } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
 
 /** A person of a film, read as the film's columns are. */
 type PersonColumns = [filmId: string, id: string, firstName: string | null, lastName: string | null, role: string];
 
-interface PackageRow {
-  id: number;
-  title: string;
-  status: string;
-}
+const PACKAGE_COLUMNS = ['id', 'title', 'status'];
+type PackageColumns = [id: number, title: string, status: string];
 
-interface PackageFilmRow {
-  package_id: number;
-  film_order: number;
-  film_id: string;
-  title: string;
-  split_millionths: number;
-  trailer_duration: number;
-  clean_up_duration: number;
-}
+const PACKAGE_FILM_COLUMNS = ['package_id', 'film_order', 'film_id', 'title', 'split_millionths', 'trailer_duration', 'clean_up_duration'];
+type PackageFilmColumns = [packageId: number, order: number, filmId: string, title: string, splitMillionths: number, trailerDuration: number, cleanUpDuration: number];
 
 /**
  * The stored fields of a film, in the order of its columns. Each column is named after its field
@@ -118,15 +108,22 @@ function personFromColumns([, id, firstName, lastName, role]: PersonColumns): Pe
   return { id, firstName, lastName, role: role as Person['role'] };
 }
 
-function packageFilmFromRow(row: PackageFilmRow): PackageFilm {
-  return {
-    filmId: row.film_id,
-    title: row.title,
-    splitMillionths: row.split_millionths,
-    trailerDuration: row.trailer_duration,
-    cleanUpDuration: row.clean_up_duration,
-    order: row.film_order,
-  };
+/** Packages of their rows and the rows of their films, those in each package's order. Rows were validated on their way in. */
+function packagesOfRows(packageRows: readonly PackageColumns[], packageFilmRows: readonly PackageFilmColumns[]): FilmPackage[] {
+  const filmsByPackage = groupBy(packageFilmRows, ([packageId]) => packageId);
+  return packageRows.map(([id, title, status]) => ({
+    id,
+    title,
+    status: status as FilmPackage['status'],
+    films: (filmsByPackage.get(id) ?? []).map(([, order, filmId, filmTitle, splitMillionths, trailerDuration, cleanUpDuration]): PackageFilm => ({
+      filmId,
+      title: filmTitle,
+      splitMillionths,
+      trailerDuration,
+      cleanUpDuration,
+      order,
+    })),
+  }));
 }
 
 function groupBy<Row, Key>(rows: readonly Row[], key: (row: Row) => Key): Map<Key, Row[]> {
@@ -179,12 +176,6 @@ export function loadFilms(db: SqlClient, customer: string, ids: readonly string[
   });
 }
 
-/** The ids of the customer's films, for an import that holds none but must know which exist. */
-export async function loadFilmIds(db: SqlClient, customer: string): Promise<string[]> {
-  const rows = await db.queryArrays<[string]>('SELECT id FROM film WHERE customer = ?', [customer]);
-  return rows.map(([id]) => id);
-}
-
 /** The customer's packages, or those of `ids` that exist, in no particular order. */
 export async function loadPackages(db: SqlClient, customer: string, ids?: readonly number[]): Promise<FilmPackage[]> {
   return ids === undefined ? packagesAmong(db, customer) : inBatches(ids, (batch) => packagesAmong(db, customer, batch));
@@ -194,20 +185,49 @@ export async function loadPackages(db: SqlClient, customer: string, ids?: readon
 async function packagesAmong(db: SqlClient, customer: string, ids?: readonly number[]): Promise<FilmPackage[]> {
   const among = (column: string): string => (ids === undefined ? '' : ` AND ${column} IN (${ids.map(() => '?').join(', ')})`);
   const parameters = [customer, ...(ids ?? [])];
-  const packageRows = await db.query<PackageRow>(`SELECT id, title, status FROM film_package WHERE customer = ?${among('id')}`, parameters);
+  const packageRows = await db.queryArrays<PackageColumns>(`SELECT ${PACKAGE_COLUMNS.join(', ')} FROM film_package WHERE customer = ?${among('id')}`, parameters);
   if (packageRows.length === 0) return [];
-  const packageFilmRows = await db.query<PackageFilmRow>(
-    `SELECT package_id, film_order, film_id, title, split_millionths, trailer_duration, clean_up_duration
-     FROM film_package_film WHERE customer = ?${among('package_id')} ORDER BY package_id, film_order`,
+  const packageFilmRows = await db.queryArrays<PackageFilmColumns>(
+    `SELECT ${PACKAGE_FILM_COLUMNS.join(', ')} FROM film_package_film WHERE customer = ?${among('package_id')} ORDER BY package_id, film_order`,
     parameters,
   );
-  const filmsByPackage = groupBy(packageFilmRows, (row) => row.package_id);
-  return packageRows.map((row) => ({
-    id: row.id,
-    title: row.title,
-    status: row.status as FilmPackage['status'],
-    films: (filmsByPackage.get(row.id) ?? []).map(packageFilmFromRow),
-  }));
+  return packagesOfRows(packageRows, packageFilmRows);
+}
+
+/** What an import compares its input with and checks it against: every stored record but the films, of which their ids. */
+export interface CatalogueOutline {
+  readonly filmIds: readonly string[];
+  readonly packages: readonly FilmPackage[];
+  readonly screens: readonly Screen[];
+  readonly attributes: readonly Attribute[];
+  readonly site: Site | undefined;
+  /** In the order of their ids. */
+  readonly sessions: readonly Session[];
+}
+
+/**
+ * The customer's catalogue outlined, read in one statement: a small change's transaction waits
+ * for one round trip, not one a table. A catalogue's films, most of its bytes, are left out.
+ */
+export async function loadCatalogueOutline(db: SqlClient, customer: string): Promise<CatalogueOutline> {
+  const { site, screen, attribute, session } = PROGRAMME_TABLES;
+  const rows = await readCustomerRows(db, customer, {
+    filmIds: { table: 'film', columns: ['id'], orderBy: 'id' },
+    packages: { table: 'film_package', columns: PACKAGE_COLUMNS, orderBy: 'id' },
+    packageFilms: { table: 'film_package_film', columns: PACKAGE_FILM_COLUMNS, orderBy: 'package_id, film_order' },
+    screens: recordRows(screen),
+    attributes: recordRows(attribute),
+    site: recordRows(site),
+    sessions: recordRows(session),
+  });
+  return {
+    filmIds: rows.filmIds.map(([id]) => String(id)),
+    packages: packagesOfRows(rows.packages as PackageColumns[], rows.packageFilms as PackageFilmColumns[]),
+    screens: recordsOfRows(screen, rows.screens),
+    attributes: recordsOfRows(attribute, rows.attributes),
+    site: recordsOfRows(site, rows.site)[0],
+    sessions: recordsOfRows(session, rows.sessions),
+  };
 }
 
 /** The customer's whole catalogue, in no particular order. */

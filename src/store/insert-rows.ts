@@ -1,4 +1,4 @@
-/** Writes, deletes and reads by key many rows in few statements. */
+/** Writes, deletes and reads many rows in few statements. */
 import type { SqlClient, SqlValue } from './sql-client.js';
 
 /** Rows per INSERT or keys per DELETE: few statements for big imports, well under both databases' parameter limits. */
@@ -31,6 +31,28 @@ export async function inBatches<Key, T>(keys: readonly Key[], read: (batch: read
     results.push(...(await read(batch, batch.map(() => '?').join(', '))));
   }
   return results;
+}
+
+/** A read of the rows a customer has in one table: their `columns`, in the order of `orderBy`. */
+export interface CustomerRows {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly orderBy: string;
+}
+
+/**
+ * The customer's rows of each read, as arrays of their columns, all read in one statement: one
+ * round trip to the database however many tables. The reads' results are JSON, so this suits
+ * what is read whole, not the pages of a big catalogue.
+ */
+export async function readCustomerRows<Name extends string>(db: SqlClient, customer: string, reads: Readonly<Record<Name, CustomerRows>>): Promise<Record<Name, SqlValue[][]>> {
+  const names = Object.keys(reads) as Name[];
+  const subqueries = names.map((name) => {
+    const { table, columns, orderBy } = reads[name];
+    return `(SELECT ${db.jsonRows(columns, orderBy)} FROM ${table} WHERE customer = ?)`;
+  });
+  const [row = []] = await db.queryArrays<(string | null)[]>(`SELECT ${subqueries.join(', ')}`, names.map(() => customer));
+  return Object.fromEntries(names.map((name, index) => [name, JSON.parse(row[index] ?? '[]') as SqlValue[][]])) as Record<Name, SqlValue[][]>;
 }
 
 /** The column of a record's field: its name in snake case. */

@@ -35,6 +35,11 @@ const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 /** "C" compares bytes, and UTF-8 bytes order as code points do. */
 const EXACT_TEXT_TYPE = 'TEXT COLLATE "C"';
 
+/** As text, which pg would otherwise parse: SQLite's JSON is text too. */
+function jsonRows(columns: readonly string[], orderBy: string): string {
+  return `json_agg(json_build_array(${columns.join(', ')}) ORDER BY ${orderBy})::text`;
+}
+
 /**
  * The columns are INTEGER, which pg already returns as numbers; a bigint (a count, a sum) comes
  * back as a number too, and fails loudly rather than lose precision.
@@ -77,11 +82,15 @@ class PostgresStatements {
 /** The handle a transaction's work receives: every statement runs on the transaction's connection. */
 class PostgresTransaction implements SqlClient {
   readonly exactTextType = EXACT_TEXT_TYPE;
+  readonly jsonRows = jsonRows;
   private readonly statements: PostgresStatements;
   private last: Promise<unknown> = Promise.resolve();
   private ended = false;
 
-  constructor(connection: pg.PoolClient) {
+  /** The statements that notify, to be sent with the COMMIT. */
+  readonly notifications: string[] = [];
+
+  constructor(private readonly connection: pg.PoolClient) {
     this.statements = new PostgresStatements(connection);
   }
 
@@ -118,9 +127,9 @@ class PostgresTransaction implements SqlClient {
     return Promise.reject(new Error('PostgreSQL transactions do not nest here'));
   }
 
+  /** Sent with the COMMIT; PostgreSQL delivers them once it commits, and not at all if it rolls back. */
   async notify(channel: string, payload: string): Promise<void> {
-    // pg_notify inside a transaction is delivered when it commits, and not at all if it rolls back.
-    await this.query('SELECT pg_notify(?, ?)', [channel, payload]);
+    this.notifications.push(`SELECT pg_notify(${this.connection.escapeLiteral(channel)}, ${this.connection.escapeLiteral(payload)})`);
   }
 
   close(): Promise<void> {
@@ -128,8 +137,19 @@ class PostgresTransaction implements SqlClient {
   }
 }
 
+/**
+ * Begins a read-write transaction and tries for the writer lock, in one round trip; answers
+ * whether it has the lock.
+ */
+async function beginWithWriterLock(connection: pg.PoolClient): Promise<boolean> {
+  // Statements without parameters, sent together, answer a result each.
+  const results = (await connection.query(`BEGIN; ${WRITER_TRY_LOCK}`)) as unknown as pg.QueryResult<{ locked: boolean }>[];
+  return results[1]?.rows[0]?.locked === true;
+}
+
 export class PostgresClient implements SqlClient {
   readonly exactTextType = EXACT_TEXT_TYPE;
+  readonly jsonRows = jsonRows;
   private readonly statements: PostgresStatements;
   private readonly listeners = new Set<Subscription>();
 
@@ -177,16 +197,15 @@ export class PostgresClient implements SqlClient {
     connection.on('error', ignore);
     let broken: Error | undefined;
     try {
-      await connection.query(options.readOnly ? BEGIN_READ_ONLY : 'BEGIN');
-      if (options.failIfBusy) {
-        const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
-        if (rows[0]?.locked !== true) throw new DatabaseBusyError();
-      } else if (!options.readOnly) {
-        await this.takeWriterLock(connection);
+      if (options.readOnly) await connection.query(BEGIN_READ_ONLY);
+      else if (!(await beginWithWriterLock(connection))) {
+        if (options.failIfBusy) throw new DatabaseBusyError();
+        await this.waitForWriterLock(connection);
       }
       const tx = new PostgresTransaction(connection);
       const result = await work(tx).finally(() => tx.end());
-      await connection.query('COMMIT');
+      // The notifications go with the COMMIT, in one round trip; should one fail, the COMMIT is not run.
+      await connection.query([...tx.notifications, 'COMMIT'].join('; '));
       return result;
     } catch (error) {
       // A connection that cannot even roll back is dropped instead of going back to the pool.
@@ -200,10 +219,8 @@ export class PostgresClient implements SqlClient {
     }
   }
 
-  /** Waits for the writer lock as SQLite's writers do: told through `onWait`, and for at most the lock timeout. */
-  private async takeWriterLock(connection: pg.PoolClient): Promise<void> {
-    const { rows } = await connection.query<{ locked: boolean }>(WRITER_TRY_LOCK);
-    if (rows[0]?.locked === true) return;
+  /** Waits for the writer lock, which another writer holds, as SQLite's writers do: told through `onWait`, and for at most the lock timeout. */
+  private async waitForWriterLock(connection: pg.PoolClient): Promise<void> {
     const { timeoutMs, onWait } = this.lockWait;
     // A lock_timeout of 0 would wait for ever.
     if (timeoutMs === 0) throw new LockTimeoutError(timeoutMs);

@@ -4,7 +4,7 @@
  * names, its rows and the records read back from them are derived from that declaration.
  */
 import type { Attribute, Screen, Session, Site } from '../catalogue/model.js';
-import { columnOf, deleteRows, inBatches, insertRows } from './insert-rows.js';
+import { columnOf, deleteRows, inBatches, insertRows, type CustomerRows } from './insert-rows.js';
 import type { SqlClient, SqlValue } from './sql-client.js';
 
 /** How a column keeps its field: as it is, a flag as 0 or 1, a list as JSON text. */
@@ -146,6 +146,18 @@ export async function loadRecordsByKey<T>(db: SqlClient, table: RecordTable<T>, 
     const fields = fieldsOf(table);
     return rows.map((row) => recordOfRow(fields, row));
   });
+}
+
+/** The read of the customer's records of `table`, for `readCustomerRows`; `recordsOfRows` makes records of its rows. */
+export function recordRows<T>(table: RecordTable<T>): CustomerRows {
+  const columns = fieldsOf(table).map(([field]) => columnOf(field));
+  // A table without a key holds one row a customer.
+  return { table: table.name, columns, orderBy: columnOf(table.key ?? 'customer') };
+}
+
+export function recordsOfRows<T>(table: RecordTable<T>, rows: readonly (readonly SqlValue[])[]): T[] {
+  const fields = fieldsOf(table);
+  return rows.map((row) => recordOfRow(fields, row));
 }
 
 function selectOf<T>(table: RecordTable<T>): string {
