@@ -134,17 +134,26 @@ async function roundTripsOf(database: string, change: (db: SqlClient) => Promise
   }
 }
 
+interface FollowedLog {
+  /** What the log gained since the last call. */
+  newLines(): Promise<string>;
+  close(): Promise<void>;
+}
+
 /** Reads the lines a log file gains from now on. */
-async function follow(logFile: string): Promise<() => Promise<string>> {
+async function follow(logFile: string): Promise<FollowedLog> {
   const handle = await open(logFile, 'r');
   let offset = (await handle.stat()).size;
-  return async () => {
-    const { size } = await handle.stat();
-    if (size <= offset) return '';
-    const buffer = Buffer.alloc(size - offset);
-    await handle.read(buffer, 0, buffer.length, offset);
-    offset = size;
-    return buffer.toString('utf8');
+  return {
+    newLines: async () => {
+      const { size } = await handle.stat();
+      if (size <= offset) return '';
+      const buffer = Buffer.alloc(size - offset);
+      await handle.read(buffer, 0, buffer.length, offset);
+      offset = size;
+      return buffer.toString('utf8');
+    },
+    close: () => handle.close(),
   };
 }
 
@@ -158,11 +167,13 @@ async function changesOn(database: string, catalogue: string, files: readonly st
   const logFile = join(work, `server-${kind}.log`);
   await requireFreePort(PORT);
   const server = await startMarquee(database, logFile, [], [], PORT);
+  const log = await follow(logFile);
   try {
     const pid = server.process.pid as number;
     const answers = await publishEverything();
     await sleep(2000);
-    const newLines = await follow(logFile);
+    // What publishing everything logged is no change's.
+    await log.newLines();
     let index = 0;
     const costs: ChangeCost[] = [];
     for (const changeKind of await kindsOf(catalogue)) {
@@ -174,7 +185,7 @@ async function changesOn(database: string, catalogue: string, files: readonly st
           let seen = '';
           for (const deadline = performance.now() + 10_000; !seen.includes('"msg":"catalogue published"'); await sleep(5)) {
             if (performance.now() > deadline) throw new Error(`the server did not publish a ${changeKind.name} change within 10 s`);
-            seen += await newLines();
+            seen += await log.newLines();
           }
           if (withRequests) for (const path of changeKind.paths) await get(path);
         }
@@ -211,6 +222,7 @@ async function changesOn(database: string, catalogue: string, files: readonly st
     }
     return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: answers, costs };
   } finally {
+    await log.close();
     await stop(server.process);
     await db.close();
   }
