@@ -97,7 +97,7 @@ interface StoredReference extends Reference {
 }
 
 /** What stored packages, sessions and the site name, each placed as the record's problem would be. */
-function storedReferences(packages: readonly FilmPackage[], sessions: readonly Session[], site: Site | undefined): StoredReference[] {
+function storedReferences(packages: readonly FilmPackage[], sessions: readonly Session[], site: Site | null): StoredReference[] {
   const references: StoredReference[] = [];
   const refer = (holder: RecordKind, file: string, record: number, id: string | undefined, field: string, kind: ReferencedKind, key: string | number): void => {
     references.push({ holder, file, record, id, field, kind, key });
@@ -130,7 +130,7 @@ export async function trackChanges(db: SqlClient, customer: string, kinds: Reado
     packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
     screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id),
     attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id),
-    site: ChangeTracker.of(SITE_SHAPE, site === undefined ? [] : [site], () => SITE_KEY),
+    site: ChangeTracker.of(SITE_SHAPE, site === null ? [] : [site], () => SITE_KEY),
     sessions: ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id),
   };
   const trackers: Readonly<Record<ReferencedKind, { has(key: never): boolean }>> = {
@@ -145,7 +145,7 @@ export async function trackChanges(db: SqlClient, customer: string, kinds: Reado
   const [first] = sessions;
   const existingBeside = (replaced: ReadonlySet<RecordKind>): ExistingRecords => ({
     has: (kind, key) => !replaced.has(kind) && trackers[kind].has(key as never),
-    hasSite: !replaced.has('site') && site !== undefined,
+    hasSite: !replaced.has('site') && site !== null,
     firstSession: replaced.has('session') || first === undefined ? undefined : { file: STORED.session, record: 1, id: String(first.id) },
     packageFilms: (id) => (replaced.has('package') ? undefined : packageFilms.get(id)),
     packageSessions: replaced.has('session') ? [] : packageSessions,

@@ -3,7 +3,7 @@
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
 import type { CatalogueChange, CommittedChange } from '../catalogue/catalogue-change.js';
-import type { Attribute, Catalogue, Film, FilmPackage, PackageFilm, Person, Screen, Session, Site } from '../catalogue/model.js';
+import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
 import { columnOf, deleteRows, inBatches, insertRows, readCustomerRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, loadRecords, recordRows, recordsOfRows } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
@@ -194,16 +194,8 @@ async function packagesAmong(db: SqlClient, customer: string, ids?: readonly num
   return packagesOfRows(packageRows, packageFilmRows);
 }
 
-/** What an import compares its input with and checks it against: every stored record but the films, of which their ids. */
-export interface CatalogueOutline {
-  readonly filmIds: readonly string[];
-  readonly packages: readonly FilmPackage[];
-  readonly screens: readonly Screen[];
-  readonly attributes: readonly Attribute[];
-  readonly site: Site | undefined;
-  /** In the order of their ids. */
-  readonly sessions: readonly Session[];
-}
+/** What an import compares its input with and checks it against: every stored record but the films, of which their ids; sessions in the order of their ids. */
+export type CatalogueOutline = Omit<Catalogue, 'films'> & { readonly filmIds: readonly string[] };
 
 /**
  * The customer's catalogue outlined, read in one statement: a small change's transaction waits
@@ -225,7 +217,7 @@ export async function loadCatalogueOutline(db: SqlClient, customer: string): Pro
     packages: packagesOfRows(rows.packages as PackageColumns[], rows.packageFilms as PackageFilmColumns[]),
     screens: recordsOfRows(screen, rows.screens),
     attributes: recordsOfRows(attribute, rows.attributes),
-    site: recordsOfRows(site, rows.site)[0],
+    site: recordsOfRows(site, rows.site)[0] ?? null,
     sessions: recordsOfRows(session, rows.sessions),
   };
 }
