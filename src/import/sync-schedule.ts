@@ -11,10 +11,15 @@ export function phaseOf(customer: string, intervalMs: number): number {
   return Math.floor((hash / 2 ** 32) * intervalMs);
 }
 
-/** The customer's first moment after `after`, and at most one interval after it. */
+/**
+ * The customer's first moment half an interval or more after a read made at `after`: one interval
+ * after a read made at one of its moments, and never seconds after a read made just before one
+ * (its first, at start), which would read it all again at once.
+ */
 export function nextSlot(customer: string, after: number, intervalMs: number): number {
-  const sinceSlot = (((after - phaseOf(customer, intervalMs)) % intervalMs) + intervalMs) % intervalMs;
-  return after - sinceSlot + intervalMs;
+  const from = after + intervalMs / 2;
+  const sinceSlot = (((from - phaseOf(customer, intervalMs)) % intervalMs) + intervalMs) % intervalMs;
+  return from - sinceSlot + intervalMs;
 }
 
 /**
