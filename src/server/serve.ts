@@ -220,9 +220,9 @@ export async function startServer({ settings, seedFiles, seedToday = false, seed
     app,
     url,
     async close() {
-      await stopDelivering();
-      await live.stop();
-      await app.close();
+      // The listener closes, and the shutdown timeout starts, at once: stopping the background
+      // work (the webhooks' courier, the catalogue's watch of the database) takes its own time.
+      await Promise.all([app.close(), stopDelivering(), live.stop()]);
       await images.stop();
       try {
         // After the last request, so that its use is written too.
