@@ -23,7 +23,8 @@ describe('sync processes sharing a database', () => {
     watched.intercept = () => false;
     // Each cinema's first sync was made by one of the two.
     for (const cinema of CINEMAS) assert.equal(synced(cinema), 1, cinema);
-    assert.ok(one.lines.some((line) => line.startsWith('Synced')) && other.lines.some((line) => line.startsWith('Synced')), 'both synced some');
+    const both = `both synced some; the first said:\n${one.lines.join('\n')}\nthe second said:\n${other.lines.join('\n')}`;
+    assert.ok(one.lines.some((line) => line.startsWith('Synced')) && other.lines.some((line) => line.startsWith('Synced')), both);
 
     // Each cinema's sessions are read at its moment of each interval. Once every cinema has been
     // read four times more, however long that took, no cinema was read more often than the
