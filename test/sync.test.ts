@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import { countRoundTrips } from '../bench/round-trips.js';
 import { DEMO, exportCatalogue, freshDatabase, runCli, serve, type ServerProcess, tempDir, waitFor } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
-import { FAILING, mirrored, requestsFor, startSync, upstreamServer, type Intercept, type Json } from './upstreams.js';
+import { changeSeats, FAILING, mirrored, requestsFor, startSync, upstreamServer, type Intercept, type Json } from './upstreams.js';
 
 /** The URL of a server in front of the upstream that answers what `intercept` decides, or passes the request on. */
 async function passing(intercept: Intercept): Promise<string> {
@@ -29,16 +29,6 @@ async function retitleUpstream(title: string): Promise<void> {
   await writeFile(file, JSON.stringify({ ...demoFilms[0], Title: title }));
   assert.equal((await runCli(['import', '--database', upstreamDatabase, file])).status, 0);
   await waitFor(async () => (await (await fetch(`${upstream.url}/v4/film/HO00000101`)).json() as Json)['Title'] === title, 3000);
-}
-
-/** Sells one more seat of a session upstream and waits until the upstream server answers with it. */
-async function sellSeatUpstream(): Promise<void> {
-  const [session] = JSON.parse(await readFile(join(DEMO, 'sessions.json'), 'utf8')) as Json[];
-  const sold = (session?.['SeatsSold'] as number) + 1;
-  const file = join(await tempDir(), 'sold.json');
-  await writeFile(file, JSON.stringify([{ ...session, SeatsSold: sold }]));
-  assert.equal((await runCli(['import', '--database', upstreamDatabase, file])).status, 0);
-  await waitFor(async () => (await (await fetch(`${upstream.url}/v1/session/${String(session?.['Id'])}`)).json() as Json)['SeatsSold'] === sold, 30_000);
 }
 
 describe('marquee sync', () => {
@@ -331,7 +321,8 @@ describe('marquee sync', () => {
     try {
       const [unchanged, nothing] = await counted();
       assert.match(nothing, /the upstream has not changed\./);
-      await sellSeatUpstream();
+      await changeSeats(upstreamDatabase, 'default', 3);
+      await waitFor(async () => (await (await fetch(`${upstream.url}/v1/session/1001`)).json() as Json)['SeatsAvailable'] === 3, 30_000);
       const [changed, one] = await counted();
       assert.match(one, /sessions 0 added, 1 changed, 0 removed, \d+ unchanged/);
       // Its transaction's seven (BEGIN with the writer's lock; what it compares with, in one read;

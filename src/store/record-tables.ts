@@ -98,6 +98,11 @@ function fieldsOf<T>(table: RecordTable<T>): [field: keyof T & string, storage: 
   return Object.entries(table.fields) as [keyof T & string, Storage][];
 }
 
+/** The table's columns, in the order of its fields. */
+function columnsOf<T>(table: RecordTable<T>): string[] {
+  return fieldsOf(table).map(([field]) => columnOf(field));
+}
+
 function rowOf<T>(table: RecordTable<T>, record: T): SqlValue[] {
   return fieldsOf(table).map(([field, storage]) => {
     const value = record[field];
@@ -150,9 +155,8 @@ export async function loadRecordsByKey<T>(db: SqlClient, table: RecordTable<T>, 
 
 /** The read of the customer's records of `table`, for `readCustomerRows`; `recordsOfRows` makes records of its rows. */
 export function recordRows<T>(table: RecordTable<T>): CustomerRows {
-  const columns = fieldsOf(table).map(([field]) => columnOf(field));
   // A table without a key holds one row a customer.
-  return { table: table.name, columns, orderBy: columnOf(table.key ?? 'customer') };
+  return { table: table.name, columns: columnsOf(table), orderBy: columnOf(table.key ?? 'customer') };
 }
 
 export function recordsOfRows<T>(table: RecordTable<T>, rows: readonly (readonly SqlValue[])[]): T[] {
@@ -161,7 +165,7 @@ export function recordsOfRows<T>(table: RecordTable<T>, rows: readonly (readonly
 }
 
 function selectOf<T>(table: RecordTable<T>): string {
-  return `SELECT ${fieldsOf(table).map(([field]) => columnOf(field)).join(', ')} FROM ${table.name} WHERE customer = ?`;
+  return `SELECT ${columnsOf(table).join(', ')} FROM ${table.name} WHERE customer = ?`;
 }
 
 /** The record of a row of the columns of `fields`. */
@@ -176,7 +180,7 @@ function recordOfRow<T>(fields: readonly [field: keyof T & string, storage: Stor
 
 /** Inserts records, or replaces those whose key is already taken. */
 export async function saveRecords<T>(tx: SqlClient, table: RecordTable<T>, customer: string, records: readonly T[]): Promise<void> {
-  const columns = fieldsOf(table).map(([field]) => columnOf(field));
+  const columns = columnsOf(table);
   const key = table.key === undefined ? [] : [columnOf(table.key)];
   const updates = columns.filter((column) => !key.includes(column)).map((column) => `${column} = excluded.${column}`);
   await insertRows(
