@@ -34,6 +34,28 @@ function resultCode(error: unknown): number | undefined {
   return typeof code === 'number' ? code & 0xff : undefined;
 }
 
+/** How long opening waits between tries to turn a new database to WAL. */
+const WAL_RETRY_MS = 10;
+
+/**
+ * Turns the database to WAL from the start. Two processes opening a new database at the same
+ * moment both try, and SQLite answers the one that loses "database is locked" at once, without
+ * its busy wait (a sync process started beside another died so): it tries again until the busy
+ * timeout. Opening happens once, before any request, so the short pauses may block.
+ */
+function turnToWal(db: DatabaseSync): void {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (resultCode(error) !== SQLITE_BUSY || performance.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAL_RETRY_MS);
+    }
+  }
+}
+
 /** SQLite through Node's own node:sqlite: WAL, so readers never wait for an import to commit. */
 export class SqliteClient implements SqlClient {
   /** SQLite's default collation, BINARY, compares bytes, and UTF-8 bytes order as code points do. */
@@ -54,10 +76,8 @@ export class SqliteClient implements SqlClient {
 
   static open(path: string, lockWait: LockWait = { timeoutMs: DEFAULT_LOCK_TIMEOUT_MS }): SqliteClient {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    // From the start: turning a new database to WAL takes a lock, which another process opening it
-    // at the same moment may hold.
     const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
-    db.exec('PRAGMA journal_mode = WAL');
+    turnToWal(db);
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     return new SqliteClient(db, path, lockWait);
