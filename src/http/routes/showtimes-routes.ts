@@ -15,6 +15,7 @@ import { parseShowtimesQuery, type ShowtimesQuery } from '../../showtimes/showti
 import type { Showtimes, ShowtimesFormat } from '../../showtimes/showtimes.js';
 import { comingSoonOperation, showtimesOperation } from '../../reference/showtimes-schemas.js';
 import { ALLOWED_HEADERS, EXPOSED_HEADERS, PREFLIGHT_MAX_AGE } from '../cors.js';
+import { negotiateEncoding } from '../accept-encoding.js';
 import { badParameter, NO_SITE } from '../http-error.js';
 import { sendAnswer, sendProblem, vary } from '../respond.js';
 import type { CatalogueDirectory } from '../served-catalogues.js';
@@ -104,11 +105,13 @@ function answerFromProgramme(
 }
 
 /**
- * An answer written for this request, sent once compressed (in the thread pool): it may be the
- * first request for it, and the page and the programme are too large to send as they are.
+ * An answer written for this request, sent once compressed (in the thread pool) to a client that
+ * takes a compressed form: it may be the first request for it, and the page and the programme are
+ * too large to send as they are. To one that takes none it goes at once, and nothing is compressed
+ * for it: a site revalidating after each change would otherwise pay to compress every edition.
  */
 export async function sendWritten(request: FastifyRequest, reply: FastifyReply, answer: Representation, contentType: string, cacheControl: string): Promise<FastifyReply> {
-  await answer.compressed();
+  if (negotiateEncoding(request.headers['accept-encoding']) !== undefined) await answer.compressed();
   return sendAnswer(request, reply, answer, contentType, cacheControl);
 }
 
