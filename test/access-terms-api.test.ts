@@ -153,6 +153,7 @@ describe('GET /programme/coming-soon', () => {
     assert.equal(answer.status, 200);
     assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8');
     const films = (JSON.parse(answer.body) as { films: Json[] }).films;
+    assert.equal(answer.body, JSON.stringify({ films }), 'the text JSON.stringify writes');
     assert.deepEqual(
       films.map((film) => [film['id'], film['openingDate'], film['firstSession']]),
       [

@@ -34,7 +34,10 @@ async function programme(t: TestApp, url: string): Promise<Json> {
   const response = await get(t, url);
   assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
   assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
-  return response.json<Json>();
+  const answer = response.json<Json>();
+  // Joined from kept texts of its features and sessions, it is still what JSON.stringify writes of it.
+  assert.equal(response.body, JSON.stringify(answer), `${url}: the text JSON.stringify writes`);
+  return answer;
 }
 
 const features = (answer: Json): Json[] => answer['features'] as Json[];

@@ -2,9 +2,10 @@
  * `/programme`: Marquee's own JSON of a selection (CONTRACT §12), camelCase, in the contract's
  * order; and `/programme/coming-soon` (§15), the films coming soon with the same fields.
  */
+import type { HeldBytes } from '../formats/held-bytes.js';
 import type { PictureDirectory } from '../images/picture-directory.js';
 import type { ComingSelection } from './coming-soon.js';
-import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
+import type { Feature, FeatureSessions, Selection, Showing, ShownSession, ShowtimesSite } from './showings.js';
 
 /** A feature's own fields, as the programme and the coming-soon list give them. */
 function featureFields(feature: Feature, pictures: PictureDirectory): object {
@@ -25,10 +26,6 @@ function featureFields(feature: Feature, pictures: PictureDirectory): object {
   };
   const members = feature.kind === 'film' ? { people: feature.people } : { films: feature.films.map((film) => ({ id: film.id, title: film.title })) };
   return { ...common, ...members };
-}
-
-function featureJson(feature: Feature, sessions: readonly ShownSession[], pictures: PictureDirectory): object {
-  return { ...featureFields(feature, pictures), sessions: sessions.map(sessionJson) };
 }
 
 function sessionJson({ showing, onSale }: ShownSession): object {
@@ -67,10 +64,83 @@ function siteJson(site: ShowtimesSite): object {
   };
 }
 
-export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory): string {
-  return JSON.stringify({ site: siteJson(site), from, days, features: features.map(({ feature, sessions }: FeatureSessions) => featureJson(feature, sessions, pictures)) });
+/**
+ * The JSON text of each feature's own fields and of each showing, written on first use and
+ * carried from edition to edition of the catalogue for the showings it still has: after a change
+ * of one session the programme is joined from them, and only what changed is written, rather than
+ * every feature's picture addresses signed again (milliseconds a programme). A feature's text is
+ * written again once the pictures' sizes known change. `held` counts the texts, as the edition
+ * holds them.
+ */
+export class ProgrammeTexts {
+  private constructor(
+    private readonly features: Map<Feature, { readonly pictures: PictureDirectory; readonly generation: number; readonly text: string }>,
+    private readonly showings: Map<Showing, { onSale?: string; notOnSale?: string }>,
+    private readonly held: HeldBytes,
+  ) {}
+
+  static none(held: HeldBytes): ProgrammeTexts {
+    return new ProgrammeTexts(new Map(), new Map(), held);
+  }
+
+  /** The texts of `showings` and of their features, for the edition that has them, counted in its `held`. */
+  carriedTo(showings: readonly Showing[], held: HeldBytes): ProgrammeTexts {
+    const carried = ProgrammeTexts.none(held);
+    let bytes = 0;
+    for (const showing of showings) {
+      const texts = this.showings.get(showing);
+      if (texts !== undefined) {
+        carried.showings.set(showing, texts);
+        bytes += (texts.onSale?.length ?? 0) + (texts.notOnSale?.length ?? 0);
+      }
+      const feature = this.features.get(showing.feature);
+      if (feature !== undefined && !carried.features.has(showing.feature)) {
+        carried.features.set(showing.feature, feature);
+        bytes += feature.text.length;
+      }
+    }
+    held.add(bytes);
+    return carried;
+  }
+
+  /** The feature's own fields, as an object's text. */
+  feature(feature: Feature, pictures: PictureDirectory): string {
+    const kept = this.features.get(feature);
+    if (kept !== undefined && kept.pictures === pictures && kept.generation === pictures.generation) return kept.text;
+    const text = JSON.stringify(featureFields(feature, pictures));
+    this.features.set(feature, { pictures, generation: pictures.generation, text });
+    this.held.add(text.length - (kept?.text.length ?? 0));
+    return text;
+  }
+
+  /** The session as one answer shows it: on sale or not. */
+  session(shown: ShownSession): string {
+    let texts = this.showings.get(shown.showing);
+    if (texts === undefined) this.showings.set(shown.showing, (texts = {}));
+    const key = shown.onSale ? 'onSale' : 'notOnSale';
+    let text = texts[key];
+    if (text === undefined) {
+      text = texts[key] = JSON.stringify(sessionJson(shown));
+      this.held.add(text.length);
+    }
+    return text;
+  }
 }
 
-export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory): string {
-  return JSON.stringify({ films: films.map(({ feature, firstSession }) => ({ ...featureFields(feature, pictures), firstSession: firstSession?.start ?? null })) });
+/** An object's text with `member` (its name and value, as text) added last. */
+function withMember(objectText: string, member: string): string {
+  return `${objectText.slice(0, -1)},${member}}`;
+}
+
+/** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept texts of its features and sessions. */
+export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): string {
+  const featureTexts = features.map(({ feature, sessions }: FeatureSessions) =>
+    withMember(texts.feature(feature, pictures), `"sessions":[${sessions.map((shown) => texts.session(shown)).join(',')}]`),
+  );
+  return `{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[${featureTexts.join(',')}]}`;
+}
+
+export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): string {
+  const filmTexts = films.map(({ feature, firstSession }) => withMember(texts.feature(feature, pictures), `"firstSession":${JSON.stringify(firstSession?.start ?? null)}`));
+  return `{"films":[${filmTexts.join(',')}]}`;
 }

@@ -13,7 +13,7 @@ import type { HeldBytes } from '../formats/held-bytes.js';
 import { Representation } from '../formats/representation.js';
 import { showtimesCalendar } from './showtimes-calendar.js';
 import { ComingSoon, type ComingSelection } from './coming-soon.js';
-import { comingSoonJson, showtimesJson } from './showtimes-json.js';
+import { comingSoonJson, ProgrammeTexts, showtimesJson } from './showtimes-json.js';
 import { PageDressing } from './page-dressing.js';
 import { showtimesPage, type PageVisit } from './showtimes-page.js';
 import { showtimesLinkedData } from './showtimes-linked-data.js';
@@ -54,18 +54,20 @@ export class Showtimes {
     private readonly customer: string,
     private readonly changedAt: Date,
     private readonly held: HeldBytes,
+    /** Carried from edition to edition: a change writes only the texts of what it changed. */
+    private readonly texts: ProgrammeTexts,
   ) {}
 
   /** The programme of `snapshot`, or undefined while it has no site, whose zone gives its times a meaning. */
   static prepare(snapshot: CatalogueSnapshot, held: HeldBytes): Showtimes | undefined {
     const showings = Showings.prepare(snapshot);
     if (showings === undefined) return undefined;
-    return Showtimes.of(showings, ComingSoon.prepare(snapshot.films, showings.showings), snapshot.customer, snapshot.changedAt ?? new Date(0), held);
+    return Showtimes.of(showings, ComingSoon.prepare(snapshot.films, showings.showings), snapshot.customer, snapshot.changedAt ?? new Date(0), held, ProgrammeTexts.none(held));
   }
 
-  private static of(showings: Showings, comingSoon: ComingSoon, customer: string, changedAt: Date, held: HeldBytes): Showtimes {
+  private static of(showings: Showings, comingSoon: ComingSoon, customer: string, changedAt: Date, held: HeldBytes, texts: ProgrammeTexts): Showtimes {
     held.add(showings.showings.length * BYTES_PER_SHOWING);
-    return new Showtimes(showings, comingSoon, customer, changedAt, held);
+    return new Showtimes(showings, comingSoon, customer, changedAt, held, texts);
   }
 
   /** What `records` lack to place their sessions in this programme (see `Showings.lacking`). */
@@ -79,7 +81,7 @@ export class Showtimes {
    */
   changed(records: ChangedRecords, changedAt: Date, held: HeldBytes): Showtimes {
     const showings = this.showings.changed(records);
-    return Showtimes.of(showings, this.comingSoon.changed(records, showings.showings), this.customer, changedAt, held);
+    return Showtimes.of(showings, this.comingSoon.changed(records, showings.showings), this.customer, changedAt, held, this.texts.carriedTo(showings.showings, held));
   }
 
   /** The answer to `query` in `format` at `now`, naming the pictures `pictures` serves. */
@@ -94,7 +96,7 @@ export class Showtimes {
   comingSoonAnswer(now: number, pictures: PictureDirectory): Representation {
     return this.keep(JSON.stringify(['coming-soon', pictures.generation]), now, () => {
       const coming = this.comingAt(now);
-      return { text: comingSoonJson(coming, pictures), until: coming.until };
+      return { text: comingSoonJson(coming, pictures, this.texts), until: coming.until };
     });
   }
 
@@ -167,7 +169,7 @@ export class Showtimes {
   }
 
   private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): string {
-    if (format === 'json') return showtimesJson(selection, pictures);
+    if (format === 'json') return showtimesJson(selection, pictures, this.texts);
     if (format === 'calendar') return showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt });
     return JSON.stringify(showtimesLinkedData(selection, pictures));
   }
