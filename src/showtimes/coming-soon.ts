@@ -31,11 +31,18 @@ interface Candidate {
 }
 
 export class ComingSoon {
-  private constructor(private readonly candidates: readonly Candidate[]) {}
+  private paired: readonly Candidate[] | undefined;
+
+  private constructor(
+    /** The films that may be coming soon. */
+    private readonly features: readonly Feature[],
+    /** The programme's public showings, by start. */
+    private readonly showings: readonly Showing[],
+  ) {}
 
   /** The films that may be coming soon: each of `films` but the Deleted, with its public `showings` (by start). */
   static prepare(films: readonly Film[], showings: readonly Showing[]): ComingSoon {
-    return ComingSoon.of(
+    return new ComingSoon(
       films.filter((film) => film.status !== 'Deleted').map(filmFeature),
       showings,
     );
@@ -44,21 +51,28 @@ export class ComingSoon {
   /** The films that may be coming soon once `records` changed, the programme's showings being now `showings`. */
   changed(records: ChangedRecords, showings: readonly Showing[]): ComingSoon {
     const touched = records.touched.films;
-    const kept = this.candidates.map(({ feature }) => feature).filter((feature) => !touched.has(feature.id as string));
+    const kept = touched.size === 0 ? this.features : this.features.filter((feature) => !touched.has(feature.id as string));
     const read = records.films.filter((film) => touched.has(film.id) && film.status !== 'Deleted').map(filmFeature);
-    return ComingSoon.of([...kept, ...read], showings);
+    return new ComingSoon(read.length === 0 ? kept : [...kept, ...read], showings);
   }
 
-  private static of(features: readonly Feature[], showings: readonly Showing[]): ComingSoon {
-    const byFilm = new Map<string, Showing[]>();
-    for (const showing of showings) {
-      for (const film of showing.feature.films) {
-        const shown = byFilm.get(film.id);
-        if (shown === undefined) byFilm.set(film.id, [showing]);
-        else shown.push(showing);
+  /**
+   * Each film with its showings, paired on the first request for the films coming soon: most
+   * editions of a catalogue changing every minute are never asked for them.
+   */
+  private get candidates(): readonly Candidate[] {
+    if (this.paired === undefined) {
+      const byFilm = new Map<string, Showing[]>();
+      for (const showing of this.showings) {
+        for (const film of showing.feature.films) {
+          const shown = byFilm.get(film.id);
+          if (shown === undefined) byFilm.set(film.id, [showing]);
+          else shown.push(showing);
+        }
       }
+      this.paired = this.features.map((feature) => ({ feature, showings: byFilm.get(feature.id as string) ?? [] }));
     }
-    return new ComingSoon(features.map((feature) => ({ feature, showings: byFilm.get(feature.id as string) ?? [] })));
+    return this.paired;
   }
 
   /** The films coming soon at `now`, `today` being the cinema day then, which lasts until `dayEnds`. */

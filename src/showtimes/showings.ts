@@ -203,9 +203,9 @@ function featureKeyOf(session: Session): string {
 /** Features by their kind and id, made when a showing first names them, or given already made. */
 class FeatureIndex {
   constructor(
-    private readonly films: ReadonlyMap<string, Film>,
+    readonly films: ReadonlyMap<string, Film>,
     private readonly packages: ReadonlyMap<number, FilmPackage>,
-    private readonly features = new Map<string, Feature>(),
+    readonly features = new Map<string, Feature>(),
   ) {}
 
   /** The session's film or package; the import made sure the one it names exists. */
@@ -293,6 +293,13 @@ function withChanges<Key, Value, T>(map: ReadonlyMap<Key, Value>, touched: Reado
   return next;
 }
 
+/** The films of the features of `showings`, by id. */
+function shownFilms(showings: readonly Showing[]): Map<string, Film> {
+  const films = new Map<string, Film>();
+  for (const { feature } of showings) for (const film of feature.films) films.set(film.id, film);
+  return films;
+}
+
 /** In the order of sessions: by PreShowStartTime (text of one fixed width, in ASCII: compared as it is), then Id. */
 function compareShowings(a: Showing, b: Showing): number {
   return a.wallStart < b.wallStart ? -1 : a.wallStart > b.wallStart ? 1 : a.id - b.id;
@@ -311,9 +318,6 @@ function firstOnOrAfter(showings: readonly Showing[], day: string): number {
 }
 
 export class Showings {
-  private shownFilms: ReadonlyMap<string, Film> | undefined;
-  private shownFeatures: ReadonlyMap<string, Feature> | undefined;
-
   private constructor(
     readonly site: ShowtimesSite,
     private readonly placing: Placing,
@@ -323,6 +327,12 @@ export class Showings {
     readonly showings: readonly Showing[],
     /** The access terms some showing carries, in the vocabulary's order: the page's filters. */
     readonly accessTerms: readonly AccessTerm[],
+    /**
+     * The films and the features shown, as they are now, by id and by kind and id; and those
+     * shown in an earlier edition, kept as current by each change: each change would otherwise
+     * gather them again from every showing.
+     */
+    private readonly index: FeatureIndex,
   ) {}
 
   /** The programme of `snapshot`, or undefined while it has no site, whose zone gives its sessions' times a meaning. */
@@ -340,7 +350,8 @@ export class Showings {
       corrections,
     };
     const packages = new Map(snapshot.packages.map((filmPackage) => [filmPackage.id, filmPackage]));
-    const features = new FeatureIndex(new Map(snapshot.films.map((film) => [film.id, film])), packages);
+    const films = new Map(snapshot.films.map((film) => [film.id, film]));
+    const features = new FeatureIndex(films, packages);
     const showings = snapshot.sessions.filter((session) => session.showType === 'Public').map((session) => showingOf(session, features.of(session), placing));
     const summary: ShowtimesSite = {
       name: site.name,
@@ -351,15 +362,15 @@ export class Showings {
       timeZone: zone,
       screens: site.screens.map((id) => screens.get(id) as ScreenName),
     };
-    return Showings.of(summary, placing, packages, showings);
+    return Showings.of(summary, placing, packages, showings, new FeatureIndex(shownFilms(showings), packages, features.features));
   }
 
   /** Keeps, of `packages`, those of the features shown. */
-  private static of(site: ShowtimesSite, placing: Placing, packages: ReadonlyMap<number, FilmPackage>, showings: readonly Showing[]): Showings {
+  private static of(site: ShowtimesSite, placing: Placing, packages: ReadonlyMap<number, FilmPackage>, showings: readonly Showing[], index: FeatureIndex): Showings {
     const shown = new Map<number, FilmPackage>();
     for (const { feature } of showings) if (feature.kind === 'package') shown.set(feature.id as number, packages.get(feature.id as number) as FilmPackage);
     const accessTerms = ACCESS_TERMS.filter((term) => showings.some((showing) => showing.access.includes(term)));
-    return new Showings(site, placing, shown, showings, accessTerms);
+    return new Showings(site, placing, shown, showings, accessTerms, index);
   }
 
   /**
@@ -368,7 +379,7 @@ export class Showings {
    */
   lacking(records: ChangedRecords): { readonly films: string[]; readonly packages: number[] } {
     const read = { films: new Set(records.films.map((film) => film.id)), packages: new Set(records.packages.map((filmPackage) => filmPackage.id)) };
-    const knowsFilm = (id: string): boolean => this.films.has(id) || read.films.has(id);
+    const knowsFilm = (id: string): boolean => this.index.films.has(id) || read.films.has(id);
     const knowsPackage = (id: number): boolean => this.packages.has(id) || read.packages.has(id);
     const lacking = { films: new Set<string>(), packages: new Set<number>() };
     for (const session of records.sessions) {
@@ -401,9 +412,9 @@ export class Showings {
     const unchanged = (feature: Feature): boolean =>
       !featuresChanged || (!touched[`${feature.kind}s`].has(String(feature.id)) && !feature.films.some((film) => touched.films.has(film.id)));
     const index = new FeatureIndex(
-      withChanges(this.films, touched.films, records.films, (film) => film.id, (film) => film),
+      withChanges(this.index.films, touched.films, records.films, (film) => film.id, (film) => film),
       packages,
-      new Map([...this.features].filter(([, feature]) => unchanged(feature))),
+      new Map([...this.index.features].filter(([, feature]) => unchanged(feature))),
     );
     const remade = (showing: Showing): Showing => {
       const feature = unchanged(showing.feature) ? showing.feature : index.byKey(featureKey(showing.feature.kind, showing.feature.id), showing.feature.id);
@@ -421,27 +432,7 @@ export class Showings {
     for (const showing of this.showings) if (!sessions.has(showing.id)) shown.push(patched ? remade(showing) : showing);
     for (const session of records.sessions) if (session.showType === 'Public') shown.push(showingOf(session, index.of(session), placing));
     const site = touched.screens.size === 0 ? this.site : { ...this.site, screens: this.site.screens.map(({ id }) => placing.screens.get(id) as ScreenName) };
-    return Showings.of(site, placing, packages, shown.sort(compareShowings));
-  }
-
-  /** The features shown, by kind and id, gathered on the first change. */
-  private get features(): ReadonlyMap<string, Feature> {
-    if (this.shownFeatures === undefined) {
-      const features = new Map<string, Feature>();
-      for (const { feature } of this.showings) features.set(featureKey(feature.kind, feature.id), feature);
-      this.shownFeatures = features;
-    }
-    return this.shownFeatures;
-  }
-
-  /** The films of the features shown, by id, gathered on the first change. */
-  private get films(): ReadonlyMap<string, Film> {
-    if (this.shownFilms === undefined) {
-      const films = new Map<string, Film>();
-      for (const { feature } of this.showings) for (const film of feature.films) films.set(film.id, film);
-      this.shownFilms = films;
-    }
-    return this.shownFilms;
+    return Showings.of(site, placing, packages, shown.sort(compareShowings), index);
   }
 
   /** The cinema day at the site at `now`, and the instant the next one begins. */
