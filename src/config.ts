@@ -394,7 +394,7 @@ export const SETTINGS = {
     flag: 'max-temp',
     env: 'MARQUEE_MAX_TEMP',
     valueName: 'SIZE',
-    description: 'most temporary space the syncs of one process take at once: fewer run at once than --concurrency if need be',
+    description: 'most that the syncs of one process keep of their answers at once, in memory and temporary files: fewer run at once than --concurrency if need be',
     defaultText: '512MiB',
     parse: byteSize,
   },

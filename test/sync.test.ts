@@ -264,9 +264,10 @@ describe('marquee sync', () => {
     assert.ok(seconds >= 2 && seconds < 30, `${seconds} s`);
   });
 
-  test('--max-download bounds what one sync writes, all its lists together', { timeout: 60_000 }, async () => {
-    // Two lists of 600 kB each, mostly blank: under 1MB each, over it together.
-    const padded = (json: string): string => json + ' '.repeat(600_000);
+  test('--max-download bounds what one sync keeps, all its lists together, and lists too large for memory go through temporary files', { timeout: 60_000 }, async () => {
+    // Two lists of 1.2 MB each, mostly blank: each over the 1 MiB a sync keeps in memory, so
+    // written to a temporary file; under 2MB each, over it together.
+    const padded = (json: string): string => json + ' '.repeat(1_200_000);
     const lists = await upstreamServer(undefined, (request, response) => {
       const body = request.url === '/v4/film' ? padded(JSON.stringify([demoFilms[0]])) : request.url === '/v1/filmpackage' ? padded('[]') : undefined;
       response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(body);
@@ -274,11 +275,11 @@ describe('marquee sync', () => {
     });
     const local = await freshDatabase();
     const temporary = await tempDir();
-    const refused = await runCli(['sync', '--database', local, '--from', lists.url, '--max-download', '1MB'], { TMPDIR: temporary });
+    const refused = await runCli(['sync', '--database', local, '--from', lists.url, '--max-download', '2MB'], { TMPDIR: temporary });
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /\/v1\/filmpackage: the answers of one sync are larger than 1MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
+    assert.match(refused.stderr, /\/v1\/filmpackage: the answers of one sync are larger than 2MB, the limit of --max-download \(MARQUEE_MAX_DOWNLOAD\); the catalogue was left as it was/);
     assert.deepEqual(await readdir(temporary), []);
-    const taken = await runCli(['sync', '--database', local, '--from', lists.url, '--max-download', '2MB'], { TMPDIR: temporary });
+    const taken = await runCli(['sync', '--database', local, '--from', lists.url, '--max-download', '3MB'], { TMPDIR: temporary });
     assert.equal(taken.status, 0, taken.stderr);
     assert.match(taken.stdout, /films 1 added/);
     assert.deepEqual(await readdir(temporary), []);

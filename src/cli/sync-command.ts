@@ -68,7 +68,7 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
   const everyMs = parseDuration('every', values['every'], typeof file === 'string' ? 15 * 60_000 : undefined);
   const sessionsEveryMs = Math.min(parseDuration('sessions-every', values['sessions-every'], 60_000) as number, everyMs ?? Infinity);
   const concurrency = parseCount('concurrency', values['concurrency'], 8, 1);
-  // Each sync may write --max-download; the syncs at once write no more than --max-temp between them.
+  // Each sync may keep --max-download of its answers; the syncs at once keep no more than --max-temp between them.
   const fitting = Math.floor(settings.maxTemp.bytes / settings.maxDownload.bytes);
   if (fitting < 1) throw new ConfigError(`sync: --max-temp (${settings.maxTemp.text}) must hold the --max-download of one sync (${settings.maxDownload.text})`);
   const fleetSettings: FleetSettings = {

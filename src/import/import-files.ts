@@ -20,12 +20,21 @@ import type { SqlClient } from '../store/sql-client.js';
 import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
+/** An input's bytes: in a file, or already in memory (a small answer a sync read). */
+export type InputBytes = { readonly file: string } | { readonly bytes: Buffer };
+
+/** The input's bytes, a chunk at a time. */
+export async function* inputChunks(input: InputBytes): AsyncGenerator<Buffer> {
+  if ('bytes' in input) yield input.bytes;
+  else yield* createReadStream(input.file) as AsyncIterable<Buffer>;
+}
+
 /**
- * A file to import by its path, or with the name problems give it and the kind of record it must
- * hold, and what completes each of its records before it is checked (a session's Url, taken from
- * elsewhere).
+ * A file to import by its path, or an input with the name problems give it and the kind of record
+ * it must hold, and what completes each of its records before it is checked (a session's Url,
+ * taken from elsewhere).
  */
-export type ImportFile = string | { readonly path: string; readonly name: string; readonly kind: RecordKind; readonly complete?: (raw: RawRecord) => RawRecord };
+export type ImportFile = string | (InputBytes & { readonly name: string; readonly kind: RecordKind; readonly complete?: (raw: RawRecord) => RawRecord });
 
 export interface ImportOptions {
   readonly customer: string;
@@ -98,10 +107,10 @@ async function fileSize(file: string): Promise<number> {
   }
 }
 
-/** The file's bytes, telling `onBytes` how far the reading got. */
-async function* readCounting(file: string, onBytes: (bytesRead: number) => void): AsyncGenerator<Buffer> {
+/** The input's bytes, telling `onBytes` how far the reading got. */
+async function* readCounting(input: InputBytes, onBytes: (bytesRead: number) => void): AsyncGenerator<Buffer> {
   let bytesRead = 0;
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+  for await (const chunk of inputChunks(input)) {
     bytesRead += chunk.length;
     onBytes(bytesRead);
     yield chunk;
@@ -111,7 +120,7 @@ async function* readCounting(file: string, onBytes: (bytesRead: number) => void)
 const EVERY_KIND: ReadonlySet<RecordKind> = new Set(RECORD_KINDS.map(({ kind }) => kind));
 
 interface SizedFile {
-  readonly path: string;
+  readonly input: InputBytes;
   readonly name: string;
   readonly kind: RecordKind | undefined;
   readonly complete: ((raw: RawRecord) => RawRecord) | undefined;
@@ -122,8 +131,8 @@ interface SizedFile {
 async function sizedFiles(files: readonly ImportFile[]): Promise<SizedFile[]> {
   const sized: SizedFile[] = [];
   for (const file of files) {
-    const { path, name, kind, complete } = typeof file === 'string' ? { path: file, name: file, kind: undefined, complete: undefined } : file;
-    sized.push({ path, name, kind, complete, bytes: await fileSize(path) });
+    const { name, kind, complete, ...input } = typeof file === 'string' ? { file, name: file, kind: undefined, complete: undefined } : file;
+    sized.push({ input, name, kind, complete, bytes: 'bytes' in input ? input.bytes.length : await fileSize(input.file) });
   }
   return sized;
 }
@@ -164,8 +173,8 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   };
 
   let records = 0;
-  for (const { path, name: file, kind: expected, complete = (raw: RawRecord) => raw, bytes: fileBytes } of files) {
-    const chunks = readCounting(path, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
+  for (const { input, name: file, kind: expected, complete = (raw: RawRecord) => raw, bytes: fileBytes } of files) {
+    const chunks = readCounting(input, (bytesRead) => options.onProgress?.({ file, bytesRead, fileBytes, records }));
     let record = 0;
     for await (const read of readRecords(chunks, file, expected)) {
       records++;

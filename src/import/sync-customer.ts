@@ -11,8 +11,7 @@
  * yet mirrored. A sync of the sessions alone that is refused so reads the other lists too, which
  * may bring the film they name.
  */
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rawToJson, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
@@ -22,7 +21,7 @@ import { readRecords, type ReadRecord } from '../formats/record-readers.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 import type { SyncState } from '../store/sync-repository.js';
-import { importInto, InvalidImportError, type ImportFile, type ImportResult } from './import-files.js';
+import { importInto, inputChunks, InvalidImportError, type ImportFile, type ImportResult, type InputBytes } from './import-files.js';
 import { fetchList, WriteBudget, type ListAnswer } from './upstream-fetch.js';
 import type { Upstream } from './upstream-list.js';
 
@@ -49,7 +48,7 @@ const ABSENT = 'absent';
 export interface SyncLimits {
   /** The longest one request may take, its whole answer read. */
   readonly timeoutMs: number;
-  /** What one sync may write to temporary files, decompressed. */
+  /** What one sync may keep of its answers, in memory and in temporary files, decompressed. */
   readonly maxDownload: ByteSize;
   /** Problems listed when the upstream's records break rules; the rest are counted. */
   readonly maxProblems: number;
@@ -84,11 +83,10 @@ export interface SyncOutcome extends Taken {
   readonly kinds: readonly RecordKind[];
 }
 
-/** A list read: the answer to each of its paths, and the file each was written to. */
+/** A list read: the answer to each of its paths, and its URL. */
 interface ReadList {
   readonly list: List;
   readonly answers: readonly ListAnswer[];
-  readonly files: readonly string[];
   readonly urls: readonly string[];
 }
 
@@ -109,28 +107,53 @@ export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise
   }
 }
 
+/**
+ * Where a sync keeps the answers too large to hold in memory: a temporary directory, made on first
+ * use (most syncs read small lists only) and removed with all it holds.
+ */
+class SpillDirectory {
+  private made: Promise<string> | undefined;
+
+  /** The path of `name` in the directory, made when first asked for. */
+  file(name: string): () => Promise<string> {
+    return async () => join(await (this.made ??= mkdtemp(join(tmpdir(), 'marquee-sync-'))), name);
+  }
+
+  async remove(): Promise<void> {
+    await this.made?.then((directory) => rm(directory, { recursive: true, force: true }), () => undefined);
+  }
+}
+
 /** Reads the lists, and writes those that changed; `version` is the local catalogue's, which `etags` describe while nothing changes. */
 async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, etags: Readonly<Record<string, string>>, version: number): Promise<SyncOutcome> {
   const { upstream, limits } = request;
-  const directory = await mkdtemp(join(tmpdir(), 'marquee-sync-'));
+  const spill = new SpillDirectory();
   try {
     const budget = new WriteBudget(limits.maxDownload);
-    const fetch = (path: string, etag: string | null, file: string, optional: boolean): Promise<ListAnswer> =>
-      fetchList({ url: upstream.url + path, token: upstream.token, etag, file, optional, timeoutMs: limits.timeoutMs, budget, signal: request.signal });
+    const fetch = (path: string, etag: string | null, optional: boolean): Promise<ListAnswer> =>
+      fetchList({
+        url: upstream.url + path,
+        token: upstream.token,
+        etag,
+        file: spill.file(`${path.slice(1).replaceAll('/', '-')}.json`),
+        optional,
+        timeoutMs: limits.timeoutMs,
+        budget,
+        signal: request.signal,
+      });
     const reads: ReadList[] = [];
     for (const list of full ? LISTS : LISTS.filter((candidate) => candidate.kind === 'session')) {
-      const files = list.paths.map((path) => join(directory, `${path.slice(1).replaceAll('/', '-')}.json`));
       const answers: ListAnswer[] = [];
-      for (const [index, path] of list.paths.entries()) answers.push(await fetch(path, etags[path] ?? null, files[index] as string, list.optional));
+      for (const path of list.paths) answers.push(await fetch(path, etags[path] ?? null, list.optional));
       // A list read from two paths needs both in full once either changed.
       if (answers.some((answer) => answer.status !== 'not modified')) {
         for (const [index, path] of list.paths.entries()) {
-          if (answers[index]?.status === 'not modified') answers[index] = await fetch(path, null, files[index] as string, list.optional);
+          if (answers[index]?.status === 'not modified') answers[index] = await fetch(path, null, list.optional);
         }
       }
       const absentBefore = list.paths.every((path) => etags[path] === ABSENT);
       const stillAbsent = absentBefore && answers.every((answer) => answer.status === 'absent');
-      reads.push({ list, answers: stillAbsent ? answers.map(() => ({ status: 'not modified' })) : answers, files, urls: list.paths.map((path) => upstream.url + path) });
+      reads.push({ list, answers: stillAbsent ? answers.map(() => ({ status: 'not modified' })) : answers, urls: list.paths.map((path) => upstream.url + path) });
     }
 
     const tags = new Map(Object.entries(etags));
@@ -138,8 +161,8 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
       list.paths.forEach((path, index) => {
         const answer = answers[index];
         if (answer?.status === 'absent') tags.set(path, ABSENT);
-        else if (answer?.status === 'written' && answer.etag !== null) tags.set(path, answer.etag);
-        else if (answer?.status === 'written') tags.delete(path);
+        else if (answer?.status === 'read' && answer.etag !== null) tags.set(path, answer.etag);
+        else if (answer?.status === 'read') tags.delete(path);
       });
     }
     const taken = Object.fromEntries(tags);
@@ -151,11 +174,11 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
     }
 
     const files: ImportFile[] = [];
-    for (const { list, answers, files: [file, webFile], urls: [url, webUrl] } of changes) {
-      if (answers[0]?.status !== 'written' || file === undefined || url === undefined) continue;
-      if (list.kind === 'film') await completeFilms(file, url, request, budget, directory);
-      const webSessions = list.kind === 'session' && answers[1]?.status === 'written' && webFile !== undefined && webUrl !== undefined ? { file: webFile, url: webUrl } : undefined;
-      files.push({ path: file, name: url, kind: list.kind, ...(list.kind === 'session' ? { complete: await withUrls(webSessions) } : {}) });
+    for (const { list, answers: [answer, webAnswer], urls: [url, webUrl] } of changes) {
+      if (answer?.status !== 'read' || url === undefined) continue;
+      const body = list.kind === 'film' ? await completeFilms(answer.body, url, request, budget, spill) : answer.body;
+      const webSessions = list.kind === 'session' && webAnswer?.status === 'read' && webUrl !== undefined ? { body: webAnswer.body, url: webUrl } : undefined;
+      files.push({ ...body, name: url, kind: list.kind, ...(list.kind === 'session' ? { complete: await withUrls(webSessions) } : {}) });
     }
     const kinds = changes.map(({ list }) => list.kind);
     return await db.transaction(async (tx) => {
@@ -165,7 +188,7 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
       return outcome;
     });
   } finally {
-    await rm(directory, { recursive: true, force: true });
+    await spill.remove();
   }
 }
 
@@ -175,26 +198,27 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
  * with it. Its first film tells; a list that has it there is taken as it is, and the import
  * refuses a film further on that lacks it.
  */
-async function completeFilms(file: string, list: string, request: SyncRequest, budget: WriteBudget, directory: string): Promise<void> {
+async function completeFilms(films: InputBytes, list: string, request: SyncRequest, budget: WriteBudget, spill: SpillDirectory): Promise<InputBytes> {
   const lacksSequence = (read: ReadRecord): read is ReadRecord & { kind: 'film' } =>
     read.kind === 'film' && read.raw['DisplaySequence'] === undefined && typeof read.raw['Id'] === 'string';
   let incomplete = false;
-  for await (const read of readRecords(createReadStream(file), list, 'film')) {
+  for await (const read of readRecords(inputChunks(films), list, 'film')) {
     incomplete = lacksSequence(read);
     break;
   }
-  if (!incomplete) return;
-  const single = join(directory, 'film.json');
+  if (!incomplete) return films;
   const { upstream, limits } = request;
   async function* completed(): AsyncGenerator<string> {
     let separator = '[';
-    for await (const read of readRecords(createReadStream(file), list, 'film')) {
+    for await (const read of readRecords(inputChunks(films), list, 'film')) {
       let record: RawValue = read.raw;
       if (lacksSequence(read)) {
         const url = `${list}/${encodeURIComponent(read.raw['Id'] as string)}`;
-        await fetchList({ url, token: upstream.token, etag: null, file: single, optional: false, timeoutMs: limits.timeoutMs, budget, signal: request.signal });
-        for await (const detail of readRecords(createReadStream(single), url, 'film')) {
-          if (detail.kind === 'film') record = { ...read.raw, DisplaySequence: detail.raw['DisplaySequence'] };
+        const answer = await fetchList({ url, token: upstream.token, etag: null, file: spill.file('film.json'), optional: false, timeoutMs: limits.timeoutMs, budget, signal: request.signal });
+        if (answer.status === 'read') {
+          for await (const detail of readRecords(inputChunks(answer.body), url, 'film')) {
+            if (detail.kind === 'film') record = { ...read.raw, DisplaySequence: detail.raw['DisplaySequence'] };
+          }
         }
       }
       yield `${separator}${rawToJson(record)}`;
@@ -202,15 +226,14 @@ async function completeFilms(file: string, list: string, request: SyncRequest, b
     }
     yield separator === '[' ? '[]' : ']';
   }
-  await budget.write(`${file}.complete`, completed(), list);
-  await rename(`${file}.complete`, file);
+  return budget.keep(spill.file('films-complete.json'), completed(), list);
 }
 
 /** What gives each session the Url of its web session, or null where it has none. */
-async function withUrls(webSessions: { readonly file: string; readonly url: string } | undefined): Promise<(raw: RawRecord) => RawRecord> {
+async function withUrls(webSessions: { readonly body: InputBytes; readonly url: string } | undefined): Promise<(raw: RawRecord) => RawRecord> {
   const urls = new Map<string, RawValue>();
   if (webSessions !== undefined) {
-    for await (const read of readRecords(createReadStream(webSessions.file), webSessions.url, 'session')) {
+    for await (const read of readRecords(inputChunks(webSessions.body), webSessions.url, 'session')) {
       if (read.kind === 'session' && read.raw['Id'] !== undefined && read.raw['Url'] !== undefined) urls.set(rawToJson(read.raw['Id']), read.raw['Url']);
     }
   }

@@ -1,11 +1,12 @@
 /**
  * Reading one list from an upstream, as a hostile one might answer it: redirects followed by
  * hand (a few, and the token never sent to another origin), a deadline on every request, and
- * every byte written counted against what one sync may write, decompressed, so that no upstream
- * can fill the disk.
+ * every byte kept counted against what one sync may keep, decompressed, so that no upstream can
+ * fill the memory or the disk.
  */
 import { writeFile } from 'node:fs/promises';
 import type { ByteSize } from '../config.js';
+import type { InputBytes } from './import-files.js';
 
 /** The upstream could not be read, or answered what cannot be mirrored; the local catalogue is as it was. */
 export class SyncError extends Error {
@@ -28,10 +29,21 @@ export class TransientSyncError extends SyncError {
 
 /** Bytes gathered into one write of a temporary file. */
 const WRITE_BYTES = 256 * 1024;
+/**
+ * An answer up to this size is kept in memory; a larger one goes to a temporary file. Most lists
+ * are a few hundred kilobytes, read every minute: writing each to a file and streaming it back was
+ * a quarter of the sync's CPU. A few syncs at once hold a few megabytes so.
+ */
+const IN_MEMORY_BYTES = 1024 * 1024;
+
+function bufferOf(chunk: string | Uint8Array): Buffer {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+}
 
 /**
- * What one sync may write to its temporary files, answers and the files made from them alike:
- * `--max-download`. Counted as bytes arrive, so that a sync stops the moment it passes.
+ * What one sync may keep of its answers, in memory and in temporary files, answers and what is
+ * made from them alike: `--max-download`. Counted as bytes arrive, so that a sync stops the moment
+ * it passes.
  */
 export class WriteBudget {
   private written = 0;
@@ -54,28 +66,46 @@ export class WriteBudget {
   }
 
   /**
-   * Writes `chunks` to `file`, counted, gathered into writes of WRITE_BYTES: a write per chunk (a
-   * record, or what the network brought) cost more than the parsing. writeFile closes the file
-   * before it settles, failure or not.
+   * Keeps `chunks`, counted: in memory up to IN_MEMORY_BYTES, else in `file`, gathered into writes
+   * of WRITE_BYTES (a write per chunk, a record or what the network brought, cost more than the
+   * parsing). writeFile closes the file before it settles, failure or not.
    */
-  async write(file: string, chunks: AsyncIterable<string | Uint8Array>, url: string): Promise<void> {
+  async keep(file: () => Promise<string>, chunks: AsyncIterable<string | Uint8Array>, url: string): Promise<InputBytes> {
+    const iterator = chunks[Symbol.asyncIterator]();
     const take = (bytes: number): void => this.take(bytes, url);
-    async function* gathered(): AsyncGenerator<Buffer> {
-      let pending: Buffer[] = [];
-      let bytes = 0;
-      for await (const chunk of chunks) {
-        const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    try {
+      const first: Buffer[] = [];
+      let firstBytes = 0;
+      while (firstBytes <= IN_MEMORY_BYTES) {
+        const next = await iterator.next();
+        if (next.done === true) return { bytes: Buffer.concat(first, firstBytes) };
+        const buffer = bufferOf(next.value);
         take(buffer.length);
-        pending.push(buffer);
-        bytes += buffer.length;
-        if (bytes < WRITE_BYTES) continue;
-        yield Buffer.concat(pending, bytes);
-        pending = [];
-        bytes = 0;
+        first.push(buffer);
+        firstBytes += buffer.length;
       }
-      if (bytes > 0) yield Buffer.concat(pending, bytes);
+      async function* gathered(): AsyncGenerator<Buffer> {
+        let pending = first;
+        let bytes = firstBytes;
+        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+          const buffer = bufferOf(next.value);
+          take(buffer.length);
+          pending.push(buffer);
+          bytes += buffer.length;
+          if (bytes < WRITE_BYTES) continue;
+          yield Buffer.concat(pending, bytes);
+          pending = [];
+          bytes = 0;
+        }
+        if (bytes > 0) yield Buffer.concat(pending, bytes);
+      }
+      const path = await file();
+      await writeFile(path, gathered());
+      return { file: path };
+    } finally {
+      // However it ends, the source is closed: an answer left half-read would hold its connection.
+      await iterator.return?.();
     }
-    await writeFile(file, gathered());
   }
 }
 
@@ -84,8 +114,8 @@ export interface ListRequest {
   readonly token: string | undefined;
   /** Sent as If-None-Match: the ETag of the answer last taken. */
   readonly etag: string | null;
-  /** Where the answer is written. */
-  readonly file: string;
+  /** Where the answer is written when it is too large to keep in memory: a path made on first use. */
+  readonly file: () => Promise<string>;
   /** A 404 means the upstream has none of this list, rather than a failure. */
   readonly optional: boolean;
   readonly timeoutMs: number;
@@ -94,8 +124,8 @@ export interface ListRequest {
   readonly signal: AbortSignal;
 }
 
-/** What a list answered: not modified, absent (a 404 where allowed), or written to the file with its ETag. */
-export type ListAnswer = { readonly status: 'not modified' } | { readonly status: 'absent' } | { readonly status: 'written'; readonly etag: string | null };
+/** What a list answered: not modified, absent (a 404 where allowed), or its bytes read with its ETag. */
+export type ListAnswer = { readonly status: 'not modified' } | { readonly status: 'absent' } | { readonly status: 'read'; readonly etag: string | null; readonly body: InputBytes };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
@@ -158,7 +188,7 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
 }
 
-/** Reads one list into its file, conditionally when an ETag is given. */
+/** Reads one list, conditionally when an ETag is given. */
 export async function fetchList(request: ListRequest): Promise<ListAnswer> {
   const { url, budget } = request;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -191,10 +221,11 @@ export async function fetchList(request: ListRequest): Promise<ListAnswer> {
     await response.body.cancel();
     throw budget.exceeded(url);
   }
+  let body: InputBytes;
   try {
-    await budget.write(request.file, chunksOf(response.body, stop), url);
+    body = await budget.keep(request.file, chunksOf(response.body, stop), url);
   } catch (error) {
     throw failed(error, true);
   }
-  return { status: 'written', etag: response.headers.get('etag') };
+  return { status: 'read', etag: response.headers.get('etag'), body };
 }
