@@ -74,3 +74,29 @@ test('UTF-16 XML is decoded; another declared encoding, bad UTF-8 or UTF-16 JSON
   await assert.rejects(read(Buffer.from([...Buffer.from('[{"Title":"a'), 0xc3])), /in: record 1: not valid UTF-8/);
   await assert.rejects(read(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('[]', 'utf16le').swap16()])), /in: is encoded in UTF-16BE/);
 });
+
+test('an input held whole is read as the streaming reader reads it in pieces: the same records, and the same refusals', async () => {
+  const outcome = async (content: string | Buffer, chunkSize: number): Promise<ReadRecord[] | string> => read(content, undefined, chunkSize).catch((error: unknown) => (error as Error).message);
+  const nested = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
+  const inputs: (string | Buffer)[] = [
+    '[{"Id":"A","Format":"2D Film","Duration":120,"Price":1.50,"Big":123456789012345678901234567890,"E":1e5,"Neg":-0}]',
+    '[{"Id":"A","Format":"2D Film","Duration":120,"Price":1.5,"Neg":-3,"Big":100000000000000000000,"Text":"1.50 \\" -0"}]',
+    '{"Id":2,"Title":"T"}',
+    '[{"Rating":"PG","Films":[]},{"Other":1},7,"x",null]',
+    '[{"Id":1,"Seating":"Allocated","__proto__":{"Url":"x"}}]',
+    '[{"Id":1,"Seating":"Allocated","\\u005f_proto__":1}]',
+    `[{"Id":1,"Seating":"Allocated","Deep":${nested(30)}}]`,
+    `[{"Id":1,"Seating":"Allocated","Deep":${nested(31)}}]`,
+    '[{"Id":1,"Seating":"Allocated","Text":"\\ud800 é \\n"},{"Id":1,"Id":2,"Seating":"Open"}]',
+    '\ufeff[{"Id":1,"Seating":"Allocated"}]',
+    '[] [{"Id":1,"Seating":"Allocated"}]',
+    '[{"Id":1}] x',
+    '[{"Id":1,}]',
+    '7',
+    'null',
+    Buffer.from([0x5b, 0x22, 0xff, 0x22, 0x5d]),
+  ];
+  // Blank space after each, so that in pieces the reader has not seen its end when it begins.
+  const padded = (input: string | Buffer): Buffer => Buffer.concat([Buffer.from(input), Buffer.from(' '.repeat(600))]);
+  for (const input of inputs.map(padded)) assert.deepEqual(await outcome(input, Number.MAX_SAFE_INTEGER), await outcome(input, 7), String(input));
+});

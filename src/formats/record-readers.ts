@@ -67,9 +67,11 @@ export async function* readRecords(input: AsyncIterable<Buffer>, file: string, e
     }
     if (size === 0) throw new UnreadableInputError(file, 'the file is empty');
     const head = Buffer.concat(parts);
+    // One chunk more tells whether the head is the whole input, as a list a sync holds in memory is.
+    const after = await chunks.next();
     const replay = async function* (): AsyncGenerator<Buffer> {
       yield head;
-      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+      for (let next = after; !next.done; next = await chunks.next()) yield next.value;
     };
     const bom = byteOrderMark(head);
     if (new TextDecoder(bom ?? 'utf-8').decode(head).trimStart().startsWith('<')) {
@@ -77,7 +79,7 @@ export async function* readRecords(input: AsyncIterable<Buffer>, file: string, e
     } else if (bom !== undefined && bom !== 'utf-8') {
       throw new UnreadableInputError(file, `is encoded in ${bom.toUpperCase()} (it starts with its byte-order mark); JSON must be UTF-8`);
     } else {
-      yield* readJsonRecords(replay(), file, expected);
+      yield* (after.done === true ? readWholeJson(head, expected) : undefined) ?? readJsonRecords(replay(), file, expected);
     }
   } finally {
     await chunks.return?.();
@@ -90,6 +92,87 @@ function recognise(value: RawValue, fileKind: RecordKind | undefined): ReadRecor
 }
 
 type JsonContainer = { readonly items: RawValue[] } | { readonly members: Record<string, RawValue>; key: string };
+
+/** The rest of a number, from its first character on, as valid JSON writes it. */
+const NUMBER = /-?\d[\d.eE+-]*/y;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+
+/**
+ * Whether each number of `text` (valid JSON) is written as JavaScript writes it back, so that its
+ * value tells its text. A walk over the characters, strings skipped: three times as fast as a
+ * regular expression of strings and numbers.
+ */
+function numbersWrittenPlainly(text: string): boolean {
+  for (let at = 0; at < text.length; ) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      // The closing quote is the first one after it that no backslash escapes.
+      for (at++; at < text.length && text.charCodeAt(at) !== QUOTE; at++) if (text.charCodeAt(at) === BACKSLASH) at++;
+      at++;
+    } else if (code === MINUS || (code >= 0x30 && code <= 0x39)) {
+      NUMBER.lastIndex = at;
+      const number = (NUMBER.exec(text) as RegExpExecArray)[0];
+      if (String(Number(number)) !== number) return false;
+      at += number.length;
+    } else at++;
+  }
+  return true;
+}
+
+/** Whether `value` nests containers deeper than `levels`, looking no deeper than that. */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((item) => deeperThan(item, levels - 1));
+}
+
+/** `value` (parsed, and no deeper than MAX_DEPTH) with each number as its text, in place; undefined where an object has a `__proto__` member. */
+function rawOf(value: unknown): RawValue | undefined {
+  if (typeof value === 'number') return new NumberText(String(value));
+  if (value === null || typeof value !== 'object') return value as RawValue;
+  // The streaming reader does not keep a `__proto__` member, as JSON.parse does.
+  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return undefined;
+  const members = value as Record<string, unknown>;
+  for (const key of Object.keys(members)) {
+    const raw = rawOf(members[key]);
+    if (raw === undefined) return undefined;
+    members[key] = raw;
+  }
+  return value as RawValue;
+}
+
+/**
+ * The records of a small input held whole, parsed at once: JSON.parse is several times faster than
+ * the tokenizer, and most lists a sync reads are a few hundred kilobytes. Only for what the
+ * streaming reader reads alike: valid UTF-8 and JSON, an object or an array at the root, within
+ * its limits (no value can be longer in an input this short), each number written as JavaScript
+ * writes it (`1.5`, not `1.50` or `-0`: its text is then known from its value), and no
+ * `__proto__` member. Anything else is undefined, and read by the streaming reader, which keeps
+ * each number's text and says what is wrong in its own words.
+ */
+function readWholeJson(bytes: Buffer, expected: RecordKind | undefined): ReadRecord[] | undefined {
+  if (bytes.length > MAX_VALUE_LENGTH) return undefined;
+  let parsed: unknown;
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    parsed = JSON.parse(text);
+    if (!numbersWrittenPlainly(text)) return undefined;
+  } catch {
+    return undefined;
+  }
+  if (deeperThan(parsed, MAX_DEPTH)) return undefined;
+  const root = rawOf(parsed);
+  const items = Array.isArray(root) ? (root as readonly RawValue[]) : root !== undefined && isRawRecord(root) ? [root] : undefined;
+  if (items === undefined) return undefined;
+  let fileKind = expected;
+  return items.map((item) => {
+    const read = recognise(item, fileKind);
+    if (read.kind !== 'misfit') fileKind ??= read.kind;
+    return read;
+  });
+}
 
 async function* readJsonRecords(input: AsyncIterable<Buffer>, file: string, expected: RecordKind | undefined): AsyncGenerator<ReadRecord> {
   // The tokenizer is called once per chunk and answers all of its tokens at once: no stream
