@@ -3,7 +3,7 @@
  * a digest of its wire form, so a whole catalogue is compared while holding one short string
  * per record.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { KindChange } from '../catalogue/catalogue-change.js';
 import type { ExistingRecords, Reference, ReferencedKind } from '../catalogue/import-check.js';
 import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../catalogue/model.js';
@@ -24,7 +24,7 @@ export interface ChangeCounts {
 export type Change = 'added' | 'changed' | 'unchanged';
 
 function digest<T>(shape: WireShape<T>, record: T): string {
-  return createHash('sha1').update(jsonRecord(shape, record)).digest('base64url');
+  return hash('sha1', jsonRecord(shape, record), 'base64url');
 }
 
 /** Compares incoming records of one kind with those stored. */
