@@ -350,8 +350,7 @@ export class Showings {
       corrections,
     };
     const packages = new Map(snapshot.packages.map((filmPackage) => [filmPackage.id, filmPackage]));
-    const films = new Map(snapshot.films.map((film) => [film.id, film]));
-    const features = new FeatureIndex(films, packages);
+    const features = new FeatureIndex(new Map(snapshot.films.map((film) => [film.id, film])), packages);
     const showings = snapshot.sessions.filter((session) => session.showType === 'Public').map((session) => showingOf(session, features.of(session), placing));
     const summary: ShowtimesSite = {
       name: site.name,
