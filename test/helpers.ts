@@ -243,10 +243,11 @@ export function nonEmpty<T>(list: readonly T[], what: string): readonly T[] {
 }
 
 /** Polls `condition` every 50 ms; fails after `timeoutMs`. Resolves with the time it took. */
-export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<number> {
+/** Waits until `condition` holds; a failure says what `seen` tells of the state then. */
+export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number, seen?: () => string): Promise<number> {
   const started = Date.now();
   while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms${seen === undefined ? '' : `; seen:\n${seen()}`}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return Date.now() - started;

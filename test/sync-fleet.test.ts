@@ -20,12 +20,13 @@ describe('marquee sync --upstreams', () => {
     const local = await freshDatabase();
     const file = await upstreamsFile([line('cinema-a'), line('cinema-b')]);
     const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '2s']);
-    await waitFor(() => synced(sync.lines, 'cinema-a') && synced(sync.lines, 'cinema-b'), 30_000);
+    const said = (): string => sync.lines.join('\n');
+    await waitFor(() => synced(sync.lines, 'cinema-a') && synced(sync.lines, 'cinema-b'), 30_000, said);
     for (const customer of ['cinema-a', 'cinema-b']) assert.deepEqual(await mirrored(local, customer), await mirrored(upstream.database, customer));
 
     // cinema-a is removed, cinema-b's token is now refused, cinema-c is added.
     await upstreamsFile([line('cinema-b', upstream.url, 'mq_not_a_token'), line('cinema-c')], file);
-    await waitFor(() => synced(sync.lines, 'cinema-c'), 30_000);
+    await waitFor(() => synced(sync.lines, 'cinema-c'), 30_000, said);
     await waitFor(() => sync.lines.some((text) => /^sync: customer 'cinema-b': http:\/\/127\.0\.0\.1:\d+\/v4\/film answered 401 Unauthorized \(check the token\); its catalogue was left as it was; next sync in/.test(text)), 30_000);
     assert.ok(sync.lines.includes('sync: no longer syncing cinema-a: not listed; their catalogues stay as they are.'), sync.lines.join('\n'));
     assert.deepEqual(await mirrored(local, 'cinema-c'), await mirrored(upstream.database, 'cinema-c'));
