@@ -86,9 +86,18 @@ export async function* readRecords(input: AsyncIterable<Buffer>, file: string, e
   }
 }
 
-function recognise(value: RawValue, fileKind: RecordKind | undefined): ReadRecord {
-  const read = recogniseJsonRecord(value, fileKind);
-  return 'reason' in read ? { kind: 'misfit', raw: value, reason: read.reason } : { kind: read.kind, raw: value as RawRecord };
+/**
+ * Recognises an input's JSON records one after the other: `expected`, else the kind of the first
+ * record known, is the kind of the input for those after it.
+ */
+function recogniserOf(expected: RecordKind | undefined): (value: RawValue) => ReadRecord {
+  let fileKind = expected;
+  return (value) => {
+    const read = recogniseJsonRecord(value, fileKind);
+    if ('reason' in read) return { kind: 'misfit', raw: value, reason: read.reason };
+    fileKind ??= read.kind;
+    return { kind: read.kind, raw: value as RawRecord };
+  };
 }
 
 type JsonContainer = { readonly items: RawValue[] } | { readonly members: Record<string, RawValue>; key: string };
@@ -121,22 +130,18 @@ function numbersWrittenPlainly(text: string): boolean {
   return true;
 }
 
-/** Whether `value` nests containers deeper than `levels`, looking no deeper than that. */
-function deeperThan(value: unknown, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels === 0) return true;
-  return Object.values(value).some((item) => deeperThan(item, levels - 1));
-}
-
-/** `value` (parsed, and no deeper than MAX_DEPTH) with each number as its text, in place; undefined where an object has a `__proto__` member. */
-function rawOf(value: unknown): RawValue | undefined {
+/**
+ * `value`, parsed, with each number as its text, in place; undefined where it nests containers
+ * deeper than `levels` (looking no deeper than that) or an object has a `__proto__` member.
+ */
+function rawOf(value: unknown, levels: number): RawValue | undefined {
   if (typeof value === 'number') return new NumberText(String(value));
   if (value === null || typeof value !== 'object') return value as RawValue;
   // The streaming reader does not keep a `__proto__` member, as JSON.parse does.
-  if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) return undefined;
+  if (levels === 0 || (!Array.isArray(value) && Object.hasOwn(value, '__proto__'))) return undefined;
   const members = value as Record<string, unknown>;
   for (const key of Object.keys(members)) {
-    const raw = rawOf(members[key]);
+    const raw = rawOf(members[key], levels - 1);
     if (raw === undefined) return undefined;
     members[key] = raw;
   }
@@ -162,16 +167,9 @@ function readWholeJson(bytes: Buffer, expected: RecordKind | undefined): ReadRec
   } catch {
     return undefined;
   }
-  if (deeperThan(parsed, MAX_DEPTH)) return undefined;
-  const root = rawOf(parsed);
+  const root = rawOf(parsed, MAX_DEPTH);
   const items = Array.isArray(root) ? (root as readonly RawValue[]) : root !== undefined && isRawRecord(root) ? [root] : undefined;
-  if (items === undefined) return undefined;
-  let fileKind = expected;
-  return items.map((item) => {
-    const read = recognise(item, fileKind);
-    if (read.kind !== 'misfit') fileKind ??= read.kind;
-    return read;
-  });
+  return items?.map(recogniserOf(expected));
 }
 
 async function* readJsonRecords(input: AsyncIterable<Buffer>, file: string, expected: RecordKind | undefined): AsyncGenerator<ReadRecord> {
@@ -183,7 +181,7 @@ async function* readJsonRecords(input: AsyncIterable<Buffer>, file: string, expe
   const stack: JsonContainer[] = [];
   let rootIsArray = false;
   let sawRoot = false;
-  let fileKind = expected;
+  const recognise = recogniserOf(expected);
   const records: ReadRecord[] = [];
   /** The record being read, counted from 1, and what it holds so far. */
   let recordNumber = 1;
@@ -197,9 +195,7 @@ async function* readJsonRecords(input: AsyncIterable<Buffer>, file: string, expe
     if (held > MAX_RECORD_LENGTH) throw refuse(`longer than ${characters(MAX_RECORD_LENGTH)}`);
   };
   const emit = (value: RawValue): void => {
-    const read = recognise(value, fileKind);
-    if (read.kind !== 'misfit') fileKind ??= read.kind;
-    records.push(read);
+    records.push(recognise(value));
     recordNumber++;
     held = 0;
   };

@@ -36,8 +36,29 @@ const WRITE_BYTES = 256 * 1024;
  */
 const IN_MEMORY_BYTES = 1024 * 1024;
 
-function bufferOf(chunk: string | Uint8Array): Buffer {
-  return typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+/** `chunks` as buffers, each told to `take` as it comes; the source is closed however reading ends. */
+async function* counted(chunks: AsyncIterable<string | Uint8Array>, take: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    take(buffer.length);
+    yield buffer;
+  }
+}
+
+/** `first`, then the buffers of `rest` gathered into writes of WRITE_BYTES: a write per chunk (a record, or what the network brought) cost more than the parsing. */
+async function* inWrites(first: Buffer, rest: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield first;
+  let pending: Buffer[] = [];
+  let bytes = 0;
+  for await (const buffer of rest) {
+    pending.push(buffer);
+    bytes += buffer.length;
+    if (bytes < WRITE_BYTES) continue;
+    yield Buffer.concat(pending, bytes);
+    pending = [];
+    bytes = 0;
+  }
+  if (bytes > 0) yield Buffer.concat(pending, bytes);
 }
 
 /**
@@ -66,45 +87,26 @@ export class WriteBudget {
   }
 
   /**
-   * Keeps `chunks`, counted: in memory up to IN_MEMORY_BYTES, else in `file`, gathered into writes
-   * of WRITE_BYTES (a write per chunk, a record or what the network brought, cost more than the
-   * parsing). writeFile closes the file before it settles, failure or not.
+   * Keeps `chunks`, counted: in memory up to IN_MEMORY_BYTES, else in `file`. writeFile closes the
+   * file before it settles, failure or not.
    */
   async keep(file: () => Promise<string>, chunks: AsyncIterable<string | Uint8Array>, url: string): Promise<InputBytes> {
-    const iterator = chunks[Symbol.asyncIterator]();
-    const take = (bytes: number): void => this.take(bytes, url);
+    const buffers = counted(chunks, (bytes) => this.take(bytes, url));
     try {
-      const first: Buffer[] = [];
-      let firstBytes = 0;
-      while (firstBytes <= IN_MEMORY_BYTES) {
-        const next = await iterator.next();
-        if (next.done === true) return { bytes: Buffer.concat(first, firstBytes) };
-        const buffer = bufferOf(next.value);
-        take(buffer.length);
-        first.push(buffer);
-        firstBytes += buffer.length;
-      }
-      async function* gathered(): AsyncGenerator<Buffer> {
-        let pending = first;
-        let bytes = firstBytes;
-        for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
-          const buffer = bufferOf(next.value);
-          take(buffer.length);
-          pending.push(buffer);
-          bytes += buffer.length;
-          if (bytes < WRITE_BYTES) continue;
-          yield Buffer.concat(pending, bytes);
-          pending = [];
-          bytes = 0;
-        }
-        if (bytes > 0) yield Buffer.concat(pending, bytes);
+      const held: Buffer[] = [];
+      let bytes = 0;
+      while (bytes <= IN_MEMORY_BYTES) {
+        const next = await buffers.next();
+        if (next.done === true) return { bytes: Buffer.concat(held, bytes) };
+        held.push(next.value);
+        bytes += next.value.length;
       }
       const path = await file();
-      await writeFile(path, gathered());
+      await writeFile(path, inWrites(Buffer.concat(held, bytes), buffers));
       return { file: path };
     } finally {
       // However it ends, the source is closed: an answer left half-read would hold its connection.
-      await iterator.return?.();
+      await buffers.return(undefined);
     }
   }
 }
