@@ -116,6 +116,8 @@ export interface ImportUnderLoad {
 export interface ScaleResult {
   readonly customers: number;
   readonly films: number;
+  /** Sessions per customer. */
+  readonly sessions: number;
   readonly database: 'sqlite' | 'postgres';
   readonly cacheMemory: string;
   /** Seconds each step of provisioning took, when the run had to provision the database. */

@@ -92,6 +92,7 @@ const { values: options } = parseArgs({
     scale: { type: 'boolean', default: false },
     'scale-customers': { type: 'string', default: '5000' },
     'scale-films': { type: 'string', default: '400' },
+    'scale-sessions': { type: 'string' },
     'scale-database': { type: 'string' },
     'scale-seconds': { type: 'string', default: '30' },
     'cache-memory': { type: 'string', default: '512MiB' },
@@ -307,6 +308,7 @@ if (options.changes) {
     {
       customers: Number(options['scale-customers']),
       films: Number(options['scale-films']),
+      sessions: options['scale-sessions'] === undefined ? undefined : Number(options['scale-sessions']),
       database: options['scale-database'],
       cacheMemory: options['cache-memory'],
       seconds: Number(options['scale-seconds']),

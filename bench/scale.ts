@@ -57,6 +57,8 @@ import type { ImportUnderLoad, LatencySpread, ScaleResult, ScaleRunResults, Scen
 export interface ScaleOptions {
   readonly customers: number;
   readonly films: number;
+  /** Sessions per customer; none when undefined. */
+  readonly sessions: number | undefined;
   /** A SQLite file or a postgres:// URL; a SQLite file in WORK when undefined. */
   readonly database: string | undefined;
   /** The server's --cache-memory. */
@@ -98,7 +100,7 @@ export const ONE_CORE_NODE_FLAGS = ['--single-threaded-gc', '--max-semi-space-si
 export interface Provisioning {
   readonly customers: number;
   readonly films: number;
-  readonly sessions?: number;
+  readonly sessions?: number | undefined;
 }
 
 export interface Customer {
@@ -373,12 +375,12 @@ export async function benchScale(options: ScaleOptions, rounds: Rounds): Promise
   // The clients run here: on the load generator's core, never on the server's.
   spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   await mkdir(WORK, { recursive: true });
-  const database = options.database ?? join(WORK, `scale-${options.customers}x${options.films}.db`);
+  const database = options.database ?? join(WORK, `scale-${options.customers}x${options.films}${options.sessions === undefined ? '' : `x${options.sessions}`}.db`);
   const spec = parseDatabaseSpec(database);
   if (spec.kind === 'postgres') await preparePostgres(spec.url, false, '--scale-database');
   const tokensFile = join(WORK, `${database.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.tokens`);
 
-  console.log(`Marquee at scale on ${MACHINE}: ${options.customers} customers of ${options.films} films on ${spec.kind}, --cache-memory ${options.cacheMemory}, server on core 0, clients and wrk on core 1`);
+  console.log(`Marquee at scale on ${MACHINE}: ${options.customers} customers of ${options.films} films and ${options.sessions ?? 0} sessions on ${spec.kind}, --cache-memory ${options.cacheMemory}, server on core 0, clients and wrk on core 1`);
   let customers = await provisioned(database, tokensFile, options);
   let provisioning: ScaleResult['provisioning'] = null;
   if (customers === undefined) {
@@ -406,6 +408,7 @@ export async function benchScale(options: ScaleOptions, rounds: Rounds): Promise
     const scale: ScaleResult = {
       customers: options.customers,
       films: options.films,
+      sessions: options.sessions ?? 0,
       database: spec.kind,
       cacheMemory: options.cacheMemory,
       provisioning,
