@@ -8,7 +8,7 @@ import { buildApp } from '../src/http/app.js';
 import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DEMO_FILES, atEnd, runCli, startTestApp, tempDir, type TestApp, type TestAppOptions } from './helpers.js';
+import { DEMO_FILES, atEnd, runCli, startTestApp, tempDir, waitFor, type TestApp, type TestAppOptions } from './helpers.js';
 import { parseMetrics, value } from './metrics-text.js';
 
 type Json = Record<string, unknown>;
@@ -71,16 +71,24 @@ describe('catalogues published on demand', () => {
     assert.equal(figure('marquee_catalogue_films'), 36);
   });
 
-  test("a customer's first answer publishes the one collection it needs; each other on its own first request", async () => {
+  test("a customer's first answer reads what it needs: a record alone, then its collection; a list its one collection; each other on its own first request", async () => {
     const c = await cinemas(['odeon-leeds']);
     const held = async (): Promise<number> => (await metrics(c))('marquee_catalogue_bytes') as number;
-    assert.equal((await get(c, 'odeon-leeds', '/v4/film/HO00000101')).statusCode, 200);
+    assert.equal((await get(c, 'odeon-leeds', '/v1/site')).statusCode, 200);
+    const site = await held();
+    const alone = await get(c, 'odeon-leeds', '/v4/film/HO00000101');
+    assert.equal(alone.statusCode, 200);
+    // The record's collection is published once it is answered, with no other request.
+    await waitFor(async () => (await held()) > site, 10_000);
+    const fromCollection = await get(c, 'odeon-leeds', '/v4/film/HO00000101');
+    assert.deepEqual([fromCollection.headers['etag'], fromCollection.body], [alone.headers['etag'], alone.body], 'a record read alone answers as its collection does');
     const films = await held();
     assert.equal((await get(c, 'odeon-leeds', '/v4/film')).statusCode, 200);
     assert.equal(await held(), films, 'the film list is of the collection already published');
     assert.equal((await get(c, 'odeon-leeds', '/v1/film')).statusCode, 200);
     assert.ok((await held()) > films, 'the films in the older shape are published on their first request');
-    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 1, 'one build: the older shape is published from the records read again');
+    assert.equal((await get(c, 'odeon-leeds', '/v1/screen/999')).statusCode, 404, 'a record read alone may be missing');
+    assert.equal((await metrics(c))('marquee_catalogue_builds_total'), 1, 'one build: each part is published from its records read then');
   });
 
   test('a collection first asked for after an import is read as stored then, and the next look builds the catalogue again', async () => {

@@ -27,7 +27,7 @@ test('a large catalogue is read and published a page at a time: other requests a
   const now = Date.now();
   await writeFile(sessions, JSON.stringify(Array.from({ length: 2000 }, (_, index) => sessionAt(index + 1, now + (index + 1) * 60_000))));
   const { app } = await startTestApp([...DEMO_FILES.filter((file) => !file.endsWith('sessions.json')), sessions]);
-  // The first request for the sessions reads the catalogue and publishes them, and the sessions on sale.
+  // The first request for the sessions reads them and publishes them, a hundred at a time.
   let published = false;
   const first = app.inject('/v1/session').then((response) => {
     published = true;
@@ -43,5 +43,5 @@ test('a large catalogue is read and published a page at a time: other requests a
   assert.equal((await first).json<Json[]>().length, 2000);
   // Counted, not timed: a read or a publication held in one turn of the event loop would let
   // through only the requests that came before it.
-  assert.ok(answered >= 40, `${answered} requests answered while the catalogue was read and published`);
+  assert.ok(answered >= 20, `${answered} requests answered while the sessions were read and published`);
 });

@@ -152,7 +152,7 @@ describe('GET /metrics', () => {
     let samples = await scrape();
     assert.equal(value(samples, 'marquee_catalogues'), 0, 'a catalogue is published on its first request');
     assert.equal(value(samples, 'marquee_catalogue_builds_total'), 0);
-    const film = (await app.inject({ method: 'GET', url: '/v4/film/HO00000101' })).json<Json>();
+    const [film] = (await app.inject({ method: 'GET', url: '/v4/film' })).json<Json[]>();
     samples = await scrape();
     const customer = { customer: 'default' };
     assert.equal(value(samples, 'marquee_catalogue_version', customer), 1);

@@ -8,6 +8,10 @@
 export const CHANGE_KINDS = ['films', 'packages', 'sessions', 'screens', 'attributes', 'site'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
+/** The kinds of record a catalogue lists: every kind but its one site. */
+export type ListedKind = Exclude<ChangeKind, 'site'>;
+export const LISTED_KINDS: readonly ListedKind[] = CHANGE_KINDS.filter((kind): kind is ListedKind => kind !== 'site');
+
 /** The ids of one kind's records that a change added, changed and removed. The site's id is `site`. */
 export interface KindChange<Key = string | number> {
   readonly added: readonly Key[];

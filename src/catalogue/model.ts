@@ -162,6 +162,13 @@ export interface Catalogue {
   readonly sessions: readonly Session[];
 }
 
+/** How many films, packages and sessions a catalogue has. */
+export interface RecordCounts {
+  readonly films: number;
+  readonly packages: number;
+  readonly sessions: number;
+}
+
 export const DEFAULT_CUSTOMER = 'default';
 export const CUSTOMER_KEY_PATTERN = /^[a-z0-9-]{1,64}$/;
 /** The pattern, as error messages tell it. */

@@ -7,9 +7,10 @@
  * for the server's memory budget.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ChangeKind } from '../catalogue/catalogue-change.js';
+import type { ListedKind } from '../catalogue/catalogue-change.js';
+import type { RecordCounts } from '../catalogue/model.js';
 import type { ChangedRecords, RecordsByKey, TouchedKeys } from '../catalogue/changed-records.js';
-import type { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import type { CatalogueReader, CatalogueSnapshot } from '../catalogue/snapshot.js';
 import { ByteSlabs } from './byte-slabs.js';
 import { HeldBytes } from './held-bytes.js';
 import type { Representations } from './representation.js';
@@ -28,9 +29,6 @@ import type { XmlWriter } from './xml-writer.js';
 import { PublishedCollection, type ListOrder } from './published-collection.js';
 import { Showtimes } from '../showtimes/showtimes.js';
 import { itemOf, writeRecord, writeRecords, type WrittenRecord } from './written-records.js';
-
-/** The kinds of record a collection lists, as a change names them. */
-type ListedKind = Exclude<ChangeKind, 'site'>;
 
 interface Collection<T> {
   readonly shape: WireShape<T>;
@@ -76,8 +74,9 @@ function changedCollection<T>({ shape, kind, order }: Collection<T>, published: 
   return published.changed(touched, current.map((record) => ({ ...order(record), written: writeRecord(shape, record) })), whole);
 }
 
-/** What a catalogue publishes on first use: each collection, and the programme (null while there is no site). */
+/** What a catalogue publishes on first use: each collection, the web sessions, and the programme (null while there is no site). */
 interface Parts extends Record<CollectionName, PublishedCollection> {
+  readonly webSessions: WebSessions;
   readonly showtimes: Showtimes | null;
 }
 export type PartName = keyof Parts;
@@ -86,14 +85,30 @@ const PARTS: { readonly [Name in PartName]: (snapshot: CatalogueSnapshot, xml: X
   ...(Object.fromEntries(COLLECTION_NAMES.map((name) => [name, (snapshot, xml, held) => publish(COLLECTIONS[name] as Collection<unknown>, snapshot, xml, held)])) as {
     readonly [Name in CollectionName]: (snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes) => Promise<PublishedCollection>;
   }),
+  webSessions: (snapshot, xml, held) => WebSessions.publish(snapshot, xml, held),
   showtimes: async (snapshot, _xml, held) => Showtimes.prepare(snapshot, held) ?? null,
 };
 
-/** The kinds each part is written from: what a change must read again for it. */
+/** The kinds each part is written from, beside the site: what is read to publish it, and what a change must read again for it. */
 const PART_KINDS: { readonly [Name in PartName]: readonly ListedKind[] } = {
   ...(Object.fromEntries(COLLECTION_NAMES.map((name) => [name, [COLLECTIONS[name].kind]])) as Record<CollectionName, ListedKind[]>),
+  webSessions: ['sessions'],
   showtimes: ['films', 'packages', 'screens', 'attributes', 'sessions'],
 };
+
+/** Reads a kind's records by their keys, as text. */
+const BY_KEY: { readonly [Kind in ListedKind]: (read: RecordsByKey, keys: readonly string[]) => Promise<readonly unknown[]> } = {
+  films: (read, keys) => read.films(keys),
+  packages: (read, keys) => read.packages(keys.map(Number)),
+  screens: (read, keys) => read.screens(keys.map(Number)),
+  attributes: (read, keys) => read.attributes(keys),
+  sessions: (read, keys) => read.sessions(keys.map(Number)),
+};
+
+/** The kinds of record the parts are written from. */
+export function kindsOf(parts: Iterable<PartName>): Set<ListedKind> {
+  return new Set([...parts].flatMap((name) => PART_KINDS[name]));
+}
 
 /** What a server learns of a catalogue it holds. */
 export interface PublicationEvents {
@@ -103,9 +118,6 @@ export interface PublicationEvents {
   readonly onGrowth?: () => void;
 }
 
-/** Reads the catalogue's records again, as stored now: for a collection published after the others. */
-export type ReadRecords = () => Promise<CatalogueSnapshot>;
-
 /** A later version of a catalogue, as committed. */
 export interface NextVersion {
   readonly version: number;
@@ -114,20 +126,15 @@ export interface NextVersion {
   readonly counts: RecordCounts;
 }
 
-export interface RecordCounts {
-  readonly films: number;
-  readonly packages: number;
-  readonly sessions: number;
-}
-
 /**
- * Each part (a collection, the programme) is published on its first use, so that a customer's
- * first answer waits for the one part it needs. The records are let go once the parts asked for
- * at the start are published, and a part first asked for later is published from the records
- * read again: kept, they would add to what a catalogue holds in memory, and every garbage
- * collection would go through thousands of them. Read again after an import, those records are
- * newer than the rest: each answer is still wholly from one committed catalogue, and the server
- * is then building the newer catalogue to replace this one.
+ * Each part (a collection, the web sessions, the programme) is published on its first use, from
+ * the records of its kinds alone, so that a customer's first answer reads and writes what the
+ * one part it needs is made of. The records are let go once the parts asked for at the start are
+ * published, and a part first asked for later is published from its records read again: kept,
+ * they would add to what a catalogue holds in memory, and every garbage collection would go
+ * through thousands of them. Read again after an import, those records are newer than the rest:
+ * each answer is still wholly from one committed catalogue, and the server is then building the
+ * newer catalogue to replace this one.
  *
  * A later version is published from this one and the records its changes touched (`changed`):
  * each part of the kinds touched is made again from what it holds and those records, every other
@@ -144,24 +151,21 @@ export class PublishedCatalogue {
     readonly site: Representations | null,
     /** What the site's answers hold. */
     private readonly siteHeld: HeldBytes,
-    readonly webSessions: WebSessions,
     private readonly xml: XmlWriter,
-    private readonly read: ReadRecords,
+    private readonly stored: CatalogueReader,
     private readonly held: HeldBytes,
     private readonly events: PublicationEvents,
   ) {}
 
   /**
-   * Publishes the site, the web sessions and `parts` from `snapshot` now; every other part on
-   * its first use, from the records `read` returns then.
+   * Publishes the site and `parts` from `snapshot` now; every other part on its first use, from
+   * its records as `stored` reads them then.
    */
-  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, read: ReadRecords, parts: Iterable<PartName> = [], events: PublicationEvents = {}): Promise<PublishedCatalogue> {
+  static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, stored: CatalogueReader, parts: Iterable<PartName> = [], events: PublicationEvents = {}): Promise<PublishedCatalogue> {
     const held = new HeldBytes(events.onGrowth);
     const siteHeld = held.part();
     const site = snapshot.site === null ? null : itemOf(SITE_SHAPE, (await writeRecords(SITE_SHAPE, [snapshot.site], new ByteSlabs(siteHeld)))[0] as WrittenRecord, xml, siteHeld);
-    const webSessions = await WebSessions.publish(snapshot, xml, held.part());
-    const counts = { films: snapshot.films.length, packages: snapshot.packages.length, sessions: snapshot.sessions.length };
-    const published = new PublishedCatalogue(snapshot.version, counts, site, siteHeld, webSessions, xml, read, held, events);
+    const published = new PublishedCatalogue(snapshot.version, snapshot.counts, site, siteHeld, xml, stored, held, events);
     for (const name of parts) await published.publishPart(name, snapshot);
     return published;
   }
@@ -182,18 +186,33 @@ export class PublishedCatalogue {
    */
   part<Name extends PartName>(name: Name): Parts[Name] | Promise<Parts[Name]> {
     // Each name holds its own part, or the promise of it, as publishPart put it there.
-    return (this.parts.get(name) as Parts[Name] | Promise<Parts[Name]> | undefined) ?? this.publishPart(name, this.read());
+    return (this.parts.get(name) as Parts[Name] | Promise<Parts[Name]> | undefined) ?? this.publishPart(name, this.stored.snapshot(kindsOf([name])));
   }
 
   /**
-   * Reads, through `read`, the records `touched` that a part published here is written from (the
-   * web sessions always are), and those the programme needs beside them. Reads only: the caller
-   * reads in the transaction of the version the records are published for, and publishes with
-   * `changed` after it.
+   * The answers of a collection's record by its key as text; undefined when it has none. From the
+   * collection once published; before that, from the record read alone and written for this
+   * answer, the collection being published once it is read: a customer's first request for one
+   * record reads that record, not its whole collection.
+   */
+  item(name: CollectionName, key: string): Representations | undefined | Promise<Representations | undefined> {
+    const published = this.parts.get(name) as PublishedCollection | Promise<PublishedCollection> | undefined;
+    if (published instanceof Promise) return published.then((collection) => collection.item(key));
+    if (published !== undefined) return published.item(key);
+    const { shape, kind } = COLLECTIONS[name] as Collection<unknown>;
+    const alone = this.stored.byKey((read) => BY_KEY[kind](read, [key]));
+    // For the requests that follow, once this answer has gone out; a failure is met again by the next use.
+    void alone.then(() => nextTurn()).then(() => this.part(name)).catch(() => {});
+    return alone.then(([record]) => (record === undefined ? undefined : itemOf(shape, writeRecord(shape, record), this.xml)));
+  }
+
+  /**
+   * Reads, through `read`, the records `touched` that a part published here is written from, and
+   * those the programme needs beside them. Reads only: the caller reads in the transaction of the
+   * version the records are published for, and publishes with `changed` after it.
    */
   async readChanges(touched: TouchedKeys, read: RecordsByKey): Promise<ChangedRecords> {
-    const wanted = new Set<ListedKind>(['sessions']);
-    for (const [name, part] of this.publishedNow()) if (part !== null) for (const kind of PART_KINDS[name]) wanted.add(kind);
+    const wanted = kindsOf(this.publishedNow().flatMap(([name, part]) => (part === null ? [] : [name])));
     const keys = (kind: ListedKind): string[] => (wanted.has(kind) ? [...touched[kind]] : []);
     let records: ChangedRecords = {
       touched,
@@ -222,31 +241,32 @@ export class PublishedCatalogue {
     const held = new HeldBytes(this.events.onGrowth);
     this.siteHeld.moveInto(held);
     const { touched } = records;
-    let webSessions = this.webSessions;
-    if (touched.sessions.size > 0) webSessions = webSessions.changed(touched.sessions, records.sessions, held);
-    else webSessions.moveInto(held);
-    const published = new PublishedCatalogue(next.version, next.counts, this.site, this.siteHeld, webSessions, this.xml, this.read, held, this.events);
+    const published = new PublishedCatalogue(next.version, next.counts, this.site, this.siteHeld, this.xml, this.stored, held, this.events);
     for (const [name, part] of this.publishedNow()) {
       if (part === null) published.parts.set(name, null);
       else if (part instanceof Showtimes) published.parts.set(name, part.changed(records, next.changedAt ?? new Date(0), held.part()));
-      else if (touched[COLLECTIONS[name as CollectionName].kind].size > 0) published.parts.set(name, changedCollection(COLLECTIONS[name as CollectionName] as Collection<unknown>, part, records, held));
-      else {
+      else if (!PART_KINDS[name].some((kind) => touched[kind].size > 0)) {
         part.moveInto(held);
         published.parts.set(name, part);
-      }
+      } else if (part instanceof WebSessions) published.parts.set(name, part.changed(touched.sessions, records.sessions, held));
+      else published.parts.set(name, changedCollection(COLLECTIONS[name as CollectionName] as Collection<unknown>, part, records, held));
     }
     return published;
   }
 
   /** The parts published, those still being published left out. */
-  private publishedNow(): [PartName, PublishedCollection | Showtimes | null][] {
-    return [...this.parts].filter((entry): entry is [PartName, PublishedCollection | Showtimes | null] => !(entry[1] instanceof Promise));
+  private publishedNow(): [PartName, Parts[PartName]][] {
+    return [...this.parts].filter((entry): entry is [PartName, Parts[PartName]] => !(entry[1] instanceof Promise));
   }
 
   private publishPart<Name extends PartName>(name: Name, records: CatalogueSnapshot | Promise<CatalogueSnapshot>): Promise<Parts[Name]> {
     const started = performance.now();
     const publishing = Promise.resolve(records)
-      .then((snapshot) => PARTS[name](snapshot, this.xml, this.held.part()))
+      .then((snapshot) => {
+        const unread = PART_KINDS[name].filter((kind) => !snapshot.kinds.has(kind));
+        if (unread.length > 0) throw new Error(`the ${name} part cannot be published without its ${unread.join(', ')}`);
+        return PARTS[name](snapshot, this.xml, this.held.part());
+      })
       .then(
         (published) => {
           this.parts.set(name, published);

@@ -1,14 +1,14 @@
 /** Writes a customer's catalogue as the files that `import --replace` reads back to the same catalogue. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CatalogueSnapshot } from '../catalogue/snapshot.js';
+import { LISTED_KINDS } from '../catalogue/catalogue-change.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
 import { PublishedCatalogue, type CollectionName } from '../formats/published-catalogue.js';
 import type { FormatName, Representations } from '../formats/representation.js';
 import { WEB_SESSION_SHAPE } from '../formats/wire-shape.js';
 import { writeRecords, WrittenList } from '../formats/written-records.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
-import { loadCatalogue, loadCatalogueVersion } from '../store/catalogue-repository.js';
+import { storedCatalogue } from '../store/catalogue-reader.js';
 import type { SqlClient } from '../store/sql-client.js';
 
 export interface ExportOptions {
@@ -36,13 +36,11 @@ const LIST_FILES: readonly (readonly [file: string, collection: CollectionName])
 ];
 
 export async function exportFiles(db: SqlClient, xml: XmlWriter, options: ExportOptions): Promise<ExportResult> {
-  const snapshot = await db.transaction(
-    async (tx) => new CatalogueSnapshot(await loadCatalogue(tx, options.customer), { customer: options.customer, version: await loadCatalogueVersion(tx, options.customer) }),
-    { readOnly: true },
-  );
+  const stored = storedCatalogue(db, options.customer);
+  const snapshot = await stored.snapshot(new Set(LISTED_KINDS));
   // The exported bytes are the API's own answers, so a round trip is checked byte for byte.
   // Sessions are written with their Url, as web sessions are, so that none is lost.
-  const published = await PublishedCatalogue.publish(snapshot, xml, async () => snapshot, LIST_FILES.map(([, collection]) => collection));
+  const published = await PublishedCatalogue.publish(snapshot, xml, stored, LIST_FILES.map(([, collection]) => collection));
   const answers: [string, Representations][] = [];
   for (const [file, collection] of LIST_FILES) answers.push([file, (await published.part(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);

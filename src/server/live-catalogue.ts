@@ -11,25 +11,15 @@
  * While the database is away, the held catalogues go on being served, and looks at the database
  * go on until it answers again.
  */
-import { touchedCount, touchedKeys, type ChangedRecords, type RecordsByKey } from '../catalogue/changed-records.js';
-import { CatalogueSnapshot } from '../catalogue/snapshot.js';
-import { PublishedCatalogue, type NextVersion, type PartName } from '../formats/published-catalogue.js';
+import { touchedCount, touchedKeys, type ChangedRecords } from '../catalogue/changed-records.js';
+import { CatalogueSnapshot, NOTHING_STORED } from '../catalogue/snapshot.js';
+import { kindsOf, PublishedCatalogue, type NextVersion, type PartName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
-import {
-  followCatalogueChanges,
-  loadCatalogue,
-  loadCatalogueChangedAt,
-  loadCatalogueChanges,
-  loadCatalogueVersion,
-  loadCatalogueVersions,
-  loadFilms,
-  loadPackages,
-  loadRecordCounts,
-} from '../store/catalogue-repository.js';
-import { loadRecordsByKey, PROGRAMME_TABLES } from '../store/record-tables.js';
+import { followCatalogueChanges, loadCatalogueChanges, loadCatalogueVersion, loadCatalogueVersions, loadRecordCounts } from '../store/catalogue-repository.js';
+import { recordsByKey, storedCatalogue } from '../store/catalogue-reader.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
-import { loadAccessCorrections, loadAccessCorrectionVersion, loadAccessCorrectionVersions } from '../store/access-correction-repository.js';
+import { loadAccessCorrectionVersion, loadAccessCorrectionVersions } from '../store/access-correction-repository.js';
 
 /**
  * The most changes, and records they touch, a held catalogue is brought forward by; beyond them
@@ -167,8 +157,7 @@ export class LiveCatalogue implements ServedCatalogues {
   private async look(): Promise<void> {
     try {
       if (this.empty === undefined) {
-        const empty = CatalogueSnapshot.empty();
-        this.empty = await PublishedCatalogue.publish(empty, this.xml, async () => empty);
+        this.empty = await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml, NOTHING_STORED);
       }
       this.versions = await loadCatalogueVersions(this.db);
       this.correctionVersions = await loadAccessCorrectionVersions(this.db);
@@ -257,36 +246,21 @@ export class LiveCatalogue implements ServedCatalogues {
 
   /** Reads the customer's catalogue and publishes it; each part counts in the build time as it is published. */
   private async publishWhole(customer: string, wanted: PartName | undefined, started: number): Promise<PublishedCatalogue> {
-    const snapshot = await this.read(customer);
-    this.counts.builds += 1;
-    this.counts.buildSeconds += (performance.now() - started) / 1000;
     // A catalogue built again publishes at once what the one it replaces had published: those are
-    // the parts in use. The others are published on their first request.
+    // the parts in use. The others are published on their first request, and their records read then.
     const inUse = new Set(this.held.get(customer)?.published.publishedParts);
     if (wanted !== undefined) inUse.add(wanted);
-    const readAgain = () => this.read(customer);
-    const published = await PublishedCatalogue.publish(snapshot, this.xml, readAgain, inUse, {
+    const stored = storedCatalogue(this.db, customer);
+    const snapshot = await stored.snapshot(kindsOf(inUse));
+    this.counts.builds += 1;
+    this.counts.buildSeconds += (performance.now() - started) / 1000;
+    const published = await PublishedCatalogue.publish(snapshot, this.xml, stored, inUse, {
       onPart: (_name, durationMs) => (this.counts.buildSeconds += durationMs / 1000),
       onGrowth: () => this.keepWithinBudget(customer),
     });
     this.hold(customer, { published, changedAt: snapshot.changedAt, correctionVersion: snapshot.correctionVersion });
     this.options.events?.onBuild?.(customer, published, performance.now() - started, 'catalogue');
     return published;
-  }
-
-  /** The customer's catalogue as stored now, from one read transaction. */
-  private read(customer: string): Promise<CatalogueSnapshot> {
-    return this.db.transaction(
-      async (tx) =>
-        new CatalogueSnapshot(await loadCatalogue(tx, customer), {
-          customer,
-          version: await loadCatalogueVersion(tx, customer),
-          changedAt: await loadCatalogueChangedAt(tx, customer),
-          accessCorrections: await loadAccessCorrections(tx, customer),
-          correctionVersion: await loadAccessCorrectionVersion(tx, customer),
-        }),
-      { readOnly: true },
-    );
   }
 
   /** Holds the customer's catalogue as the most recently used, within the budget. */
@@ -313,15 +287,4 @@ export class LiveCatalogue implements ServedCatalogues {
       this.options.events?.onEvict?.(other, published.bytes);
     }
   }
-}
-
-/** Reads records by key in `tx`, the transaction of the version they are published for. */
-function recordsByKey(tx: SqlClient, customer: string): RecordsByKey {
-  return {
-    films: (ids) => loadFilms(tx, customer, ids),
-    packages: async (ids) => (ids.length === 0 ? [] : loadPackages(tx, customer, ids)),
-    screens: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.screen, customer, ids),
-    attributes: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.attribute, customer, ids),
-    sessions: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.session, customer, ids),
-  };
 }

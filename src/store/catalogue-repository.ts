@@ -2,8 +2,8 @@
  * Reading and writing one customer's catalogue. Every function takes the database or the
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
-import type { CatalogueChange, CommittedChange } from '../catalogue/catalogue-change.js';
-import type { Catalogue, Film, FilmPackage, PackageFilm, Person } from '../catalogue/model.js';
+import { LISTED_KINDS, type CatalogueChange, type CommittedChange, type ListedKind } from '../catalogue/catalogue-change.js';
+import type { Catalogue, Film, FilmPackage, PackageFilm, Person, RecordCounts } from '../catalogue/model.js';
 import { columnOf, deleteRows, inBatches, insertRows, readCustomerRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, loadRecords, recordRows, recordsOfRows } from './record-tables.js';
 import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
@@ -222,23 +222,23 @@ export async function loadCatalogueOutline(db: SqlClient, customer: string): Pro
   };
 }
 
-/** The customer's whole catalogue, in no particular order. */
-export async function loadCatalogue(db: SqlClient, customer: string): Promise<Catalogue> {
+/** The customer's catalogue, in no particular order: its site and the records of `kinds` (every kind unless told), the other lists left empty. */
+export async function loadCatalogue(db: SqlClient, customer: string, kinds: ReadonlySet<ListedKind> = new Set(LISTED_KINDS)): Promise<Catalogue> {
   const films: Film[] = [];
-  for await (const page of readFilmPages(db, customer)) films.push(...page);
+  if (kinds.has('films')) for await (const page of readFilmPages(db, customer)) films.push(...page);
   const [site = null] = await loadRecords(db, PROGRAMME_TABLES.site, customer);
   return {
     films,
-    packages: await loadPackages(db, customer),
-    screens: await loadRecords(db, PROGRAMME_TABLES.screen, customer),
-    attributes: await loadRecords(db, PROGRAMME_TABLES.attribute, customer),
+    packages: kinds.has('packages') ? await loadPackages(db, customer) : [],
+    screens: kinds.has('screens') ? await loadRecords(db, PROGRAMME_TABLES.screen, customer) : [],
+    attributes: kinds.has('attributes') ? await loadRecords(db, PROGRAMME_TABLES.attribute, customer) : [],
     site,
-    sessions: await loadRecords(db, PROGRAMME_TABLES.session, customer),
+    sessions: kinds.has('sessions') ? await loadRecords(db, PROGRAMME_TABLES.session, customer) : [],
   };
 }
 
 /** How many films, packages and sessions the customer's catalogue has. */
-export async function loadRecordCounts(db: SqlClient, customer: string): Promise<{ films: number; packages: number; sessions: number }> {
+export async function loadRecordCounts(db: SqlClient, customer: string): Promise<RecordCounts> {
   const [row] = await db.queryArrays<[number, number, number]>(
     `SELECT (SELECT COUNT(*) FROM film WHERE customer = ?), (SELECT COUNT(*) FROM film_package WHERE customer = ?), (SELECT COUNT(*) FROM session WHERE customer = ?)`,
     [customer, customer, customer],

@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { ChangeKind } from '../../catalogue/catalogue-change.js';
 import { MAX_INT32 } from '../../catalogue/model.js';
-import type { CollectionName, PublishedCatalogue } from '../../formats/published-catalogue.js';
+import type { CollectionName, PartName, PublishedCatalogue } from '../../formats/published-catalogue.js';
 import type { Representations } from '../../formats/representation.js';
 import {
   ATTRIBUTE_SHAPE,
@@ -57,19 +57,22 @@ interface Resource {
   readonly id: 'text' | 'integer';
   /** The kinds of record its answers are made of: what a change must alter for their bytes to change. */
   readonly reads: readonly ChangeKind[];
-  /** The published collection it answers from, if any: a customer's first request publishes it with the catalogue. */
-  readonly collection?: CollectionName;
+  /** The part of the catalogue it answers from: a customer's first request publishes it with the catalogue. */
+  readonly part: PartName;
+  /** A record is found before its part is published, read alone: a customer's first request for one record waits for that record only. */
+  readonly findsAlone: boolean;
   readonly list: (catalogue: PublishedCatalogue, now: number) => Representations | Promise<Representations>;
   readonly find: (catalogue: PublishedCatalogue, id: string, now: number) => Representations | undefined | Promise<Representations | undefined>;
 }
 
 /** A resource whose answers the catalogue prebuilt, once per snapshot, on its first use. */
-function collection(name: CollectionName, resource: Omit<Resource, 'list' | 'find'>): Resource {
+function collection(name: CollectionName, resource: Omit<Resource, 'part' | 'findsAlone' | 'list' | 'find'>): Resource {
   return {
     ...resource,
-    collection: name,
+    part: name,
+    findsAlone: true,
     list: (catalogue) => when(catalogue.part(name), (published) => published.list),
-    find: (catalogue, id) => when(catalogue.part(name), (published) => published.item(id)),
+    find: (catalogue, id) => catalogue.item(name, id),
   };
 }
 
@@ -153,8 +156,10 @@ const RESOURCES: readonly Resource[] = [
       "The sessions on sale on the web now, each with its Url: Open, Public, sold via WWW, and whose SalesCutOffTime is still ahead in the site's time zone. " +
       'Ordered as sessions. The list changes as each cut-off passes, with no import, and its ETag with it.',
     id: 'integer',
-    list: (catalogue, now) => catalogue.webSessions.list(now),
-    find: (catalogue, id, now) => catalogue.webSessions.item(id, now),
+    part: 'webSessions',
+    findsAlone: false,
+    list: (catalogue, now) => when(catalogue.part('webSessions'), (webSessions) => webSessions.list(now)),
+    find: (catalogue, id, now) => when(catalogue.part('webSessions'), (webSessions) => webSessions.item(id, now)),
   },
 ];
 
@@ -166,7 +171,7 @@ const ID_SCHEMAS: Readonly<Record<Resource['id'], (noun: string) => TSchema>> = 
 const SITE_READS: readonly ChangeKind[] = ['site'];
 
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access, now }: CatalogueRouteOptions): void {
-  function route(url: string, reads: readonly ChangeKind[], schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: CollectionName): void {
+  function route(url: string, reads: readonly ChangeKind[], schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: PartName): void {
     app.get(url, { ...DOCUMENTATION_ONLY, schema, config: { reads }, onRequest: access }, (request, reply) => answerFromCatalogue(catalogues, request, reply, answer, wanted));
     app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, onRequest: access, handler: refuseMethod });
   }
@@ -178,7 +183,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
       resource.reads,
       catalogueOperation({ operationId: listId, tag: resource.tag, summary: `List ${resource.plural}`, description: resource.listDescription, answer: listAnswer(resource.shape, xmlNamespace) }),
       (catalogue, request, reply) => when(resource.list(catalogue, now()), (list) => sendRepresentation(request, reply, list, cacheControl)),
-      resource.collection,
+      resource.part,
     );
     const key = resource.id === 'integer' ? parseIntegerId : (id: string): string => id;
     route(
@@ -200,7 +205,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
           found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl),
         );
       },
-      resource.collection,
+      resource.findsAlone ? undefined : resource.part,
     );
   }
 

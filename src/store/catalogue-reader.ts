@@ -1,0 +1,42 @@
+/**
+ * One customer's catalogue as stored now, read for publishing: its site with the records of some
+ * kinds, or records by key, each from one read transaction.
+ */
+import type { ListedKind } from '../catalogue/catalogue-change.js';
+import type { RecordsByKey } from '../catalogue/changed-records.js';
+import { CatalogueSnapshot, type CatalogueReader } from '../catalogue/snapshot.js';
+import { loadAccessCorrections, loadAccessCorrectionVersion } from './access-correction-repository.js';
+import { loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadFilms, loadPackages, loadRecordCounts } from './catalogue-repository.js';
+import { loadRecordsByKey, PROGRAMME_TABLES } from './record-tables.js';
+import type { SqlClient } from './sql-client.js';
+
+export function storedCatalogue(db: SqlClient, customer: string): CatalogueReader {
+  return {
+    snapshot: (kinds: ReadonlySet<ListedKind>) =>
+      db.transaction(
+        async (tx) =>
+          new CatalogueSnapshot(await loadCatalogue(tx, customer, kinds), {
+            customer,
+            version: await loadCatalogueVersion(tx, customer),
+            changedAt: await loadCatalogueChangedAt(tx, customer),
+            accessCorrections: await loadAccessCorrections(tx, customer),
+            correctionVersion: await loadAccessCorrectionVersion(tx, customer),
+            kinds,
+            counts: await loadRecordCounts(tx, customer),
+          }),
+        { readOnly: true },
+      ),
+    byKey: (read) => db.transaction((tx) => read(recordsByKey(tx, customer)), { readOnly: true }),
+  };
+}
+
+/** Reads records by key in `tx`, the transaction of the version they are published for. */
+export function recordsByKey(tx: SqlClient, customer: string): RecordsByKey {
+  return {
+    films: (ids) => loadFilms(tx, customer, ids),
+    packages: async (ids) => (ids.length === 0 ? [] : loadPackages(tx, customer, ids)),
+    screens: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.screen, customer, ids),
+    attributes: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.attribute, customer, ids),
+    sessions: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.session, customer, ids),
+  };
+}
