@@ -1,13 +1,13 @@
 /**
  * The catalogues a server answers from, published on demand. A customer's answers are built the
- * first time they are asked for, from one read transaction, and held while the memory budget
- * allows: the least recently used customer is let go when another would exceed it, and built
+ * first time they are asked for, each part from the records it is written from (see
+ * `PublishedCatalogue`), and held while the memory budget allows: the least recently used customer is let go when another would exceed it, and built
  * again on its next request. A held catalogue whose stored version moves is published again in
  * the background and swapped in whole, so every answer comes wholly from one committed catalogue:
  * from the changes committed since the version held, which name the records to read again and
  * the answers to write again, or, when they cannot say (too many, pruned, or the site changed),
- * from the whole catalogue read again. So is one whose access corrections (`marquee access set`)
- * move, from the whole catalogue.
+ * from all its published parts read again. So is one whose access corrections (`marquee access
+ * set`) move.
  * While the database is away, the held catalogues go on being served, and looks at the database
  * go on until it answers again.
  */
@@ -202,7 +202,7 @@ export class LiveCatalogue implements ServedCatalogues {
 
   /**
    * Publishes the customer's catalogue: from the changes since the version held, when one is
-   * held and they say what changed; else from the catalogue read whole.
+   * held and they say what changed; else from the records of the parts in use read again.
    */
   private async publish(customer: string, wanted: PartName | undefined): Promise<PublishedCatalogue> {
     const started = performance.now();
@@ -244,7 +244,7 @@ export class LiveCatalogue implements ServedCatalogues {
     return read === undefined ? undefined : { published: held.published.changed(read.next, read.records), changedAt: read.next.changedAt };
   }
 
-  /** Reads the customer's catalogue and publishes it; each part counts in the build time as it is published. */
+  /** Reads what the parts in use are written from and publishes them; each part counts in the build time as it is published. */
   private async publishWhole(customer: string, wanted: PartName | undefined, started: number): Promise<PublishedCatalogue> {
     // A catalogue built again publishes at once what the one it replaces had published: those are
     // the parts in use. The others are published on their first request, and their records read then.
