@@ -82,6 +82,10 @@ test('an input held whole is read as the streaming reader reads it in pieces: th
     '[{"Id":"A","Format":"2D Film","Duration":120,"Price":1.50,"Big":123456789012345678901234567890,"E":1e5,"Neg":-0}]',
     '[{"Id":"A","Format":"2D Film","Duration":120,"Price":1.5,"Neg":-3,"Big":100000000000000000000,"Text":"1.50 \\" -0"}]',
     '{"Id":2,"Title":"T"}',
+    // Strings ending in escaped backslashes, or holding an escaped quote after one, before a number not written plainly.
+    '[{"Id":"A\\\\","Format":"2D Film","Duration":1.50}]',
+    '[{"Id":"B\\\\\\"C","Format":"2D Film","Duration":1.50}]',
+    '[{"Id":"D\\\\\\\\","Format":"2D Film","Duration":2}]',
     '[{"Rating":"PG","Films":[]},{"Other":1},7,"x",null]',
     '[{"Id":1,"Seating":"Allocated","__proto__":{"Url":"x"}}]',
     '[{"Id":1,"Seating":"Allocated","\\u005f_proto__":1}]',

@@ -110,17 +110,14 @@ const MINUS = 0x2d;
 
 /**
  * Whether each number of `text` (valid JSON) is written as JavaScript writes it back, so that its
- * value tells its text. A walk over the characters, strings skipped: three times as fast as a
- * regular expression of strings and numbers.
+ * value tells its text. A walk over the characters outside strings, each string passed over by
+ * searching for its closing quote: a list of records is mostly strings.
  */
 function numbersWrittenPlainly(text: string): boolean {
   for (let at = 0; at < text.length; ) {
     const code = text.charCodeAt(at);
-    if (code === QUOTE) {
-      // The closing quote is the first one after it that no backslash escapes.
-      for (at++; at < text.length && text.charCodeAt(at) !== QUOTE; at++) if (text.charCodeAt(at) === BACKSLASH) at++;
-      at++;
-    } else if (code === MINUS || (code >= 0x30 && code <= 0x39)) {
+    if (code === QUOTE) at = afterString(text, at);
+    else if (code === MINUS || (code >= 0x30 && code <= 0x39)) {
       NUMBER.lastIndex = at;
       const number = (NUMBER.exec(text) as RegExpExecArray)[0];
       if (String(Number(number)) !== number) return false;
@@ -128,6 +125,15 @@ function numbersWrittenPlainly(text: string): boolean {
     } else at++;
   }
   return true;
+}
+
+/** Where the string opening at `at` in valid JSON ends: after the first quote that an even run of backslashes (none included) precedes. */
+function afterString(text: string, at: number): number {
+  for (let end = text.indexOf('"', at + 1); ; end = text.indexOf('"', end + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end + 1;
+  }
 }
 
 /**
