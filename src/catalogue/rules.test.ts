@@ -132,6 +132,10 @@ test('date-times are real calendar date-times without zone or fraction', () => {
   assert.ok(!isCalendarDateTime('2024-01-01T24:00:00'));
   assert.ok(!isCalendarDateTime('2024-01-01T00:60:00'));
   assert.ok(!isCalendarDateTime('0000-01-01T00:00:00'));
+  assert.ok(isCalendarDateTime('2024-12-31T23:59:59'));
+  assert.ok(!isCalendarDateTime('2024-00-10T00:00:00'), 'no month 0');
+  assert.ok(!isCalendarDateTime('2024-01-00T00:00:00'), 'no day 0');
+  assert.ok(!isCalendarDateTime('2024-01-01T00:00:60'));
   assert.ok(!isCalendarDateTime('2024-01-01T00:00:00Z'));
   assert.ok(!isCalendarDateTime('2024-01-01T00:00:00.000'));
   assert.ok(!isCalendarDateTime('2024-01-01 00:00:00'));

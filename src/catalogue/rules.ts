@@ -20,16 +20,22 @@ import { parseMillionths } from './split-percent.js';
 /** Receives one broken rule: the field's wire path, the rule in words, the offending value. */
 export type ReportRule = (field: string, rule: string, value: string) => void;
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const INTEGER = /^-?\d+$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** `yyyy-MM-ddTHH:mm:ss`, a day of the calendar and a time of day. Read digit by digit: a sync checks thousands of these a minute. */
 export function isCalendarDateTime(text: string): boolean {
-  const match = DATE_TIME.exec(text);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return year >= 1 && daysInMonth !== undefined && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
+  if (!DATE_TIME.test(text)) return false;
+  const number = (from: number, to: number): number => {
+    let value = 0;
+    for (let at = from; at < to; at++) value = value * 10 + text.charCodeAt(at) - 0x30;
+    return value;
+  };
+  const [year, month, day] = [number(0, 4), number(5, 7), number(8, 10)];
+  const leapDay = month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0) ? 1 : 0;
+  const daysInMonth = (DAYS_IN_MONTH[month - 1] ?? 0) + leapDay;
+  return year >= 1 && day >= 1 && day <= daysInMonth && number(11, 13) <= 23 && number(14, 16) <= 59 && number(17, 19) <= 59;
 }
 
 export function isHttpUrl(text: string): boolean {
