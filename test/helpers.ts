@@ -242,8 +242,7 @@ export function nonEmpty<T>(list: readonly T[], what: string): readonly T[] {
   return list;
 }
 
-/** Polls `condition` every 50 ms; fails after `timeoutMs`. Resolves with the time it took. */
-/** Waits until `condition` holds; a failure says what `seen` tells of the state then. */
+/** Polls `condition` every 50 ms; fails after `timeoutMs`, saying what `seen` tells of the state then. Resolves with the time it took. */
 export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number, seen?: () => string): Promise<number> {
   const started = Date.now();
   while (!(await condition())) {

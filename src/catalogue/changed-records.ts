@@ -4,7 +4,7 @@
  * Changes are folded by key, not replayed: whatever a record went through, its answers follow
  * what is stored now.
  */
-import { CHANGE_KINDS, type CatalogueChange, type ChangeKind } from './catalogue-change.js';
+import { CHANGE_KINDS, type CatalogueChange, type ChangeKind, type ListedKind } from './catalogue-change.js';
 import type { Attribute, Film, FilmPackage, Screen, Session } from './model.js';
 
 /** The keys, as text, of the records of each kind that changes touched. */
@@ -39,11 +39,8 @@ export interface ChangedRecords {
   readonly sessions: readonly Session[];
 }
 
-/** Reads records by key, as stored now, in the transaction of the catalogue version they are published for. */
-export interface RecordsByKey {
-  films(ids: readonly string[]): Promise<Film[]>;
-  packages(ids: readonly number[]): Promise<FilmPackage[]>;
-  screens(ids: readonly number[]): Promise<Screen[]>;
-  attributes(ids: readonly string[]): Promise<Attribute[]>;
-  sessions(ids: readonly number[]): Promise<Session[]>;
-}
+/**
+ * Reads each kind's records by their keys as text, as changes name them, as stored now, in the
+ * transaction of the catalogue version they are published for.
+ */
+export type RecordsByKey = { readonly [Kind in ListedKind]: (keys: readonly string[]) => Promise<ChangedRecords[Kind]> };

@@ -96,15 +96,6 @@ const PART_KINDS: { readonly [Name in PartName]: readonly ListedKind[] } = {
   showtimes: ['films', 'packages', 'screens', 'attributes', 'sessions'],
 };
 
-/** Reads a kind's records by their keys, as text. */
-const BY_KEY: { readonly [Kind in ListedKind]: (read: RecordsByKey, keys: readonly string[]) => Promise<ChangedRecords[Kind]> } = {
-  films: (read, keys) => read.films(keys),
-  packages: (read, keys) => read.packages(keys.map(Number)),
-  screens: (read, keys) => read.screens(keys.map(Number)),
-  attributes: (read, keys) => read.attributes(keys),
-  sessions: (read, keys) => read.sessions(keys.map(Number)),
-};
-
 /** The kinds of record the parts are written from. */
 export function kindsOf(parts: Iterable<PartName>): Set<ListedKind> {
   return new Set([...parts].flatMap((name) => PART_KINDS[name]));
@@ -200,7 +191,7 @@ export class PublishedCatalogue {
     if (published instanceof Promise) return published.then((collection) => collection.item(key));
     if (published !== undefined) return published.item(key);
     const { shape, kind } = COLLECTIONS[name] as Collection<unknown>;
-    const alone = this.stored.byKey((read): Promise<readonly unknown[]> => BY_KEY[kind](read, [key]));
+    const alone = this.stored.byKey((read): Promise<readonly unknown[]> => read[kind]([key]));
     // For the requests that follow, once this answer has gone out; a failure is met again by the next use.
     void alone.then(() => nextTurn()).then(() => this.part(name)).catch(() => {});
     return alone.then(([record]) => (record === undefined ? undefined : itemOf(shape, writeRecord(shape, record), this.xml)));
@@ -216,11 +207,11 @@ export class PublishedCatalogue {
     const keys = (kind: ListedKind): string[] => (wanted.has(kind) ? [...touched[kind]] : []);
     let records: ChangedRecords = {
       touched,
-      films: await BY_KEY.films(read, keys('films')),
-      packages: await BY_KEY.packages(read, keys('packages')),
-      screens: await BY_KEY.screens(read, keys('screens')),
-      attributes: await BY_KEY.attributes(read, keys('attributes')),
-      sessions: await BY_KEY.sessions(read, keys('sessions')),
+      films: await read.films(keys('films')),
+      packages: await read.packages(keys('packages')),
+      screens: await read.screens(keys('screens')),
+      attributes: await read.attributes(keys('attributes')),
+      sessions: await read.sessions(keys('sessions')),
     };
     const showtimes = this.parts.get('showtimes');
     if (showtimes instanceof Showtimes) {

@@ -373,10 +373,10 @@ export class Showings {
   }
 
   /**
-   * The films and packages `records` lack to place their sessions here: what a changed session
-   * shows that no showing shows yet, and the films of the packages read.
+   * The films and packages `records` lack to place their sessions here, by their keys as text:
+   * what a changed session shows that no showing shows yet, and the films of the packages read.
    */
-  lacking(records: ChangedRecords): { readonly films: string[]; readonly packages: number[] } {
+  lacking(records: ChangedRecords): { readonly films: string[]; readonly packages: string[] } {
     const read = { films: new Set(records.films.map((film) => film.id)), packages: new Set(records.packages.map((filmPackage) => filmPackage.id)) };
     const knowsFilm = (id: string): boolean => this.index.films.has(id) || read.films.has(id);
     const knowsPackage = (id: number): boolean => this.packages.has(id) || read.packages.has(id);
@@ -388,7 +388,7 @@ export class Showings {
       } else if (!knowsFilm(session.filmId as string)) lacking.films.add(session.filmId as string);
     }
     for (const filmPackage of records.packages) for (const { filmId } of filmPackage.films) if (!knowsFilm(filmId)) lacking.films.add(filmId);
-    return { films: [...lacking.films], packages: [...lacking.packages] };
+    return { films: [...lacking.films], packages: [...lacking.packages].map(String) };
   }
 
   /**

@@ -30,13 +30,13 @@ export function storedCatalogue(db: SqlClient, customer: string): CatalogueReade
   };
 }
 
-/** Reads records by key in `tx`, the transaction of the version they are published for. */
+/** Reads records by key in `tx`, the transaction of the version they are published for; the keys of packages, screens and sessions are numbers. */
 export function recordsByKey(tx: SqlClient, customer: string): RecordsByKey {
   return {
     films: (ids) => loadFilms(tx, customer, ids),
-    packages: async (ids) => (ids.length === 0 ? [] : loadPackages(tx, customer, ids)),
-    screens: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.screen, customer, ids),
+    packages: async (ids) => (ids.length === 0 ? [] : loadPackages(tx, customer, ids.map(Number))),
+    screens: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.screen, customer, ids.map(Number)),
     attributes: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.attribute, customer, ids),
-    sessions: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.session, customer, ids),
+    sessions: (ids) => loadRecordsByKey(tx, PROGRAMME_TABLES.session, customer, ids.map(Number)),
   };
 }

@@ -2,7 +2,7 @@
  * Reading and writing one customer's catalogue. Every function takes the database or the
  * transaction it works in; the caller decides where a transaction begins and ends.
  */
-import { LISTED_KINDS, type CatalogueChange, type CommittedChange, type ListedKind } from '../catalogue/catalogue-change.js';
+import type { CatalogueChange, CommittedChange, ListedKind } from '../catalogue/catalogue-change.js';
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person, RecordCounts } from '../catalogue/model.js';
 import { columnOf, deleteRows, inBatches, insertRows, readCustomerRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, loadRecords, recordRows, recordsOfRows } from './record-tables.js';
@@ -222,8 +222,8 @@ export async function loadCatalogueOutline(db: SqlClient, customer: string): Pro
   };
 }
 
-/** The customer's catalogue, in no particular order: its site and the records of `kinds` (every kind unless told), the other lists left empty. */
-export async function loadCatalogue(db: SqlClient, customer: string, kinds: ReadonlySet<ListedKind> = new Set(LISTED_KINDS)): Promise<Catalogue> {
+/** The customer's catalogue, in no particular order: its site and the records of `kinds`, the other lists left empty. */
+export async function loadCatalogue(db: SqlClient, customer: string, kinds: ReadonlySet<ListedKind>): Promise<Catalogue> {
   const films: Film[] = [];
   if (kinds.has('films')) for await (const page of readFilmPages(db, customer)) films.push(...page);
   const [site = null] = await loadRecords(db, PROGRAMME_TABLES.site, customer);

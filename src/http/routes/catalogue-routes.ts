@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { ChangeKind } from '../../catalogue/catalogue-change.js';
 import { MAX_INT32 } from '../../catalogue/model.js';
-import type { CollectionName, PartName, PublishedCatalogue } from '../../formats/published-catalogue.js';
+import { COLLECTION_NAMES, type CollectionName, type PartName, type PublishedCatalogue } from '../../formats/published-catalogue.js';
 import type { Representations } from '../../formats/representation.js';
 import {
   ATTRIBUTE_SHAPE,
@@ -57,20 +57,20 @@ interface Resource {
   readonly id: 'text' | 'integer';
   /** The kinds of record its answers are made of: what a change must alter for their bytes to change. */
   readonly reads: readonly ChangeKind[];
-  /** The part of the catalogue it answers from: a customer's first request publishes it with the catalogue. */
+  /**
+   * The part of the catalogue it answers from: a customer's first request publishes it with the
+   * catalogue, but for one record of a collection, which is read alone (`PublishedCatalogue.item`).
+   */
   readonly part: PartName;
-  /** A record is found before its part is published, read alone: a customer's first request for one record waits for that record only. */
-  readonly findsAlone: boolean;
   readonly list: (catalogue: PublishedCatalogue, now: number) => Representations | Promise<Representations>;
   readonly find: (catalogue: PublishedCatalogue, id: string, now: number) => Representations | undefined | Promise<Representations | undefined>;
 }
 
 /** A resource whose answers the catalogue prebuilt, once per snapshot, on its first use. */
-function collection(name: CollectionName, resource: Omit<Resource, 'part' | 'findsAlone' | 'list' | 'find'>): Resource {
+function collection(name: CollectionName, resource: Omit<Resource, 'part' | 'list' | 'find'>): Resource {
   return {
     ...resource,
     part: name,
-    findsAlone: true,
     list: (catalogue) => when(catalogue.part(name), (published) => published.list),
     find: (catalogue, id) => catalogue.item(name, id),
   };
@@ -157,7 +157,6 @@ const RESOURCES: readonly Resource[] = [
       'Ordered as sessions. The list changes as each cut-off passes, with no import, and its ETag with it.',
     id: 'integer',
     part: 'webSessions',
-    findsAlone: false,
     list: (catalogue, now) => when(catalogue.part('webSessions'), (webSessions) => webSessions.list(now)),
     find: (catalogue, id, now) => when(catalogue.part('webSessions'), (webSessions) => webSessions.item(id, now)),
   },
@@ -205,7 +204,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cach
           found === undefined ? sendProblem(request, reply, unknownId(resource.noun, id)) : sendRepresentation(request, reply, found, cacheControl),
         );
       },
-      resource.findsAlone ? undefined : resource.part,
+      (COLLECTION_NAMES as readonly PartName[]).includes(resource.part) ? undefined : resource.part,
     );
   }
 
