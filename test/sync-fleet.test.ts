@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { before, describe, test } from 'node:test';
 import { DEMO, exportCatalogue, freshDatabase, runCli, serve, tempDir, waitFor } from './helpers.js';
 import { changeSeats, demoUpstream, issueTokens, mirrored, requestsFor, startSync, syncStatus, upstreamServer, upstreamsFile, type DemoUpstream, type Json } from './upstreams.js';
@@ -99,6 +100,10 @@ describe('marquee sync --upstreams', () => {
     assert.equal((await ask('/v4/film/PREMIERE')).status, 200);
     assert.equal(requestsFor(watched, '/v4/film').length, 2);
     assert.deepEqual(await mirrored(local, 'cinema-a'), await mirrored(upstream.database, 'cinema-a'));
+
+    // Seats changed here, behind the sync's back: its next sync compares with what is stored now, not with what it wrote.
+    await changeSeats(local, 'cinema-a', 99);
+    await waitFor(async () => isDeepStrictEqual(await mirrored(local, 'cinema-a'), await mirrored(upstream.database, 'cinema-a')), 30_000);
     assert.equal(await sync.stop(), 0);
   });
 });

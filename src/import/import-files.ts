@@ -17,7 +17,7 @@ import { readRecords, type RecordKind } from '../formats/record-readers.js';
 import { commitCatalogueChange, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, deleteRecords, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { SITE_KEY, trackChanges, type ChangeCounts } from './catalogue-changes.js';
+import { SITE_KEY, StoredSessions, trackChanges, type ChangeCounts } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
 /** An input's bytes: in a file, or already in memory (a small answer a sync read). */
@@ -50,6 +50,12 @@ export interface ImportOptions {
   readonly moveSessionsByDays?: number;
   /** Problems and warnings listed; the rest are only counted, so that any input fits in memory. */
   readonly maxProblems?: number;
+  /**
+   * The stored sessions, as an earlier import left them, for an import that replaces them: they
+   * are compared with, not read. The import fails with StaleSessionsError, writing nothing, when
+   * the catalogue is no longer at their version.
+   */
+  readonly storedSessions?: StoredSessions | undefined;
   readonly onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -73,6 +79,8 @@ export interface ImportResult {
   /** The catalogue version after the import; unchanged when nothing changed or on a dry run. */
   readonly version: number;
   readonly written: boolean;
+  /** The sessions as the import leaves them, when it replaced them; undefined otherwise, and on a dry run. */
+  readonly storedSessions: StoredSessions | undefined;
   /** The first warnings, and how many there are. */
   readonly warnings: readonly Problem[];
   readonly warningCount: number;
@@ -93,6 +101,14 @@ export class InvalidImportError extends Error {
     this.problemCount = problems.count;
     this.warnings = warnings.listed;
     this.warningCount = warnings.count;
+  }
+}
+
+/** The stored sessions an import was given are no longer the catalogue's: another write came first. Nothing was written. */
+export class StaleSessionsError extends Error {
+  constructor(customer: string) {
+    super(`the sessions of '${customer}' changed while they were compared; nothing was changed`);
+    this.name = 'StaleSessionsError';
   }
 }
 
@@ -153,7 +169,9 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   const write = options.dryRun !== true;
   const check = new ImportCheck(options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
   const kinds = files.every((file) => file.kind !== undefined) ? new Set(files.map((file) => file.kind as RecordKind)) : EVERY_KIND;
-  const changes = await trackChanges(tx, customer, kinds);
+  const { storedSessions } = options;
+  if (storedSessions !== undefined && !replaced.has('session')) throw new Error('stored sessions are given only to an import that replaces the sessions');
+  const changes = await trackChanges(tx, customer, kinds, storedSessions);
 
   let films: Film[] = [];
   // The other records are fewer and may name records further on in the input, so they are
@@ -228,5 +246,15 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     await deleteFilms(tx, customer, kindChanges.films.removed);
   }
   const version = write && changed ? (await commitCatalogueChange(tx, customer, change)).version : await loadCatalogueVersion(tx, customer);
-  return { ...counts, change, version, written: write && changed, warnings: check.warnings.listed, warningCount: check.warnings.count };
+  // The version read in this transaction, or the one its commit made, tells whether a write came between.
+  if (storedSessions !== undefined && version !== storedSessions.version + (write && changed ? 1 : 0)) throw new StaleSessionsError(customer);
+  return {
+    ...counts,
+    change,
+    version,
+    written: write && changed,
+    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests()) : undefined,
+    warnings: check.warnings.listed,
+    warningCount: check.warnings.count,
+  };
 }

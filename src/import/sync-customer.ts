@@ -21,7 +21,8 @@ import { readRecords, type ReadRecord } from '../formats/record-readers.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 import type { SyncState } from '../store/sync-repository.js';
-import { importInto, inputChunks, InvalidImportError, type ImportFile, type ImportResult, type InputBytes } from './import-files.js';
+import type { StoredSessions } from './catalogue-changes.js';
+import { importInto, inputChunks, InvalidImportError, StaleSessionsError, type ImportFile, type ImportResult, type InputBytes } from './import-files.js';
 import { fetchList, WriteBudget, type ListAnswer } from './upstream-fetch.js';
 import type { Upstream } from './upstream-list.js';
 
@@ -71,6 +72,8 @@ export interface SyncRequest {
   readonly full: boolean;
   /** What the last sync of the customer left. */
   readonly state: SyncState;
+  /** The customer's stored sessions, as this process's last sync of it left them, if it knows them. */
+  readonly storedSessions: StoredSessions | undefined;
   readonly limits: SyncLimits;
   /** Stops the sync, as the process stops; the catalogue is left as it was. */
   readonly signal: AbortSignal;
@@ -81,6 +84,8 @@ export interface SyncRequest {
 export interface SyncOutcome extends Taken {
   /** The kinds of record whose lists changed and were written. */
   readonly kinds: readonly RecordKind[];
+  /** The customer's stored sessions as the sync leaves them, when it knows them: to give its next sync. */
+  readonly storedSessions: StoredSessions | undefined;
 }
 
 /** A list read: the answer to each of its paths, and its URL. */
@@ -99,11 +104,14 @@ export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise
   const current = state.catalogueVersion === version;
   const etags = current ? state.etags : {};
   const full = request.full || !current;
+  const stored = request.storedSessions?.version === version ? request.storedSessions : undefined;
   try {
-    return await syncLists(db, request, full, etags, version);
+    return await syncLists(db, request, full, etags, version, stored);
   } catch (error) {
+    // Another write came between: the catalogue is read again.
+    if (error instanceof StaleSessionsError) return syncCustomer(db, { ...request, storedSessions: undefined });
     if (full || !(error instanceof InvalidImportError)) throw error;
-    return syncLists(db, request, true, etags, version);
+    return syncLists(db, request, true, etags, version, stored);
   }
 }
 
@@ -124,8 +132,18 @@ class SpillDirectory {
   }
 }
 
-/** Reads the lists, and writes those that changed; `version` is the local catalogue's, which `etags` describe while nothing changes. */
-async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, etags: Readonly<Record<string, string>>, version: number): Promise<SyncOutcome> {
+/**
+ * Reads the lists, and writes those that changed; `version` is the local catalogue's, which `etags`
+ * and `stored` (the stored sessions, when known) describe while nothing changes.
+ */
+async function syncLists(
+  db: SqlClient,
+  request: SyncRequest,
+  full: boolean,
+  etags: Readonly<Record<string, string>>,
+  version: number,
+  stored: StoredSessions | undefined,
+): Promise<SyncOutcome> {
   const { upstream, limits } = request;
   const spill = new SpillDirectory();
   try {
@@ -168,7 +186,7 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
     const taken = Object.fromEntries(tags);
     const changes = reads.filter(changed);
     if (changes.length === 0) {
-      const outcome = { full, etags: taken, catalogueVersion: version, result: undefined, kinds: [] };
+      const outcome = { full, etags: taken, catalogueVersion: version, result: undefined, kinds: [], storedSessions: stored };
       await db.transaction((tx) => request.record(tx, outcome));
       return outcome;
     }
@@ -182,8 +200,10 @@ async function syncLists(db: SqlClient, request: SyncRequest, full: boolean, eta
     }
     const kinds = changes.map(({ list }) => list.kind);
     return await db.transaction(async (tx) => {
-      const result = await importInto(tx, { customer: request.state.customer, files, replace: new Set(kinds), maxProblems: limits.maxProblems });
-      const outcome = { full, etags: taken, catalogueVersion: result.version, result, kinds };
+      const replace = new Set(kinds);
+      const storedSessions = replace.has('session') ? stored : undefined;
+      const result = await importInto(tx, { customer: request.state.customer, files, replace, maxProblems: limits.maxProblems, storedSessions });
+      const outcome = { full, etags: taken, catalogueVersion: result.version, result, kinds, storedSessions: result.storedSessions };
       await request.record(tx, outcome);
       return outcome;
     });

@@ -199,19 +199,20 @@ export type CatalogueOutline = Omit<Catalogue, 'films'> & { readonly filmIds: re
 
 /**
  * The customer's catalogue outlined, read in one statement: a small change's transaction waits
- * for one round trip, not one a table. A catalogue's films, most of its bytes, are left out.
+ * for one round trip, not one a table. A catalogue's films, most of its bytes, are left out, and
+ * its sessions too when the caller knows them already (`withSessions` false: an empty list).
  */
-export async function loadCatalogueOutline(db: SqlClient, customer: string): Promise<CatalogueOutline> {
+export async function loadCatalogueOutline(db: SqlClient, customer: string, withSessions = true): Promise<CatalogueOutline> {
   const { site, screen, attribute, session } = PROGRAMME_TABLES;
-  const rows = await readCustomerRows(db, customer, {
+  const reads = {
     filmIds: { table: 'film', columns: ['id'], orderBy: 'id' },
     packages: { table: 'film_package', columns: PACKAGE_COLUMNS, orderBy: 'id' },
     packageFilms: { table: 'film_package_film', columns: PACKAGE_FILM_COLUMNS, orderBy: 'package_id, film_order' },
     screens: recordRows(screen),
     attributes: recordRows(attribute),
     site: recordRows(site),
-    sessions: recordRows(session),
-  });
+  };
+  const rows = withSessions ? await readCustomerRows(db, customer, { ...reads, sessions: recordRows(session) }) : { ...(await readCustomerRows(db, customer, reads)), sessions: [] };
   return {
     filmIds: rows.filmIds.map(([id]) => String(id)),
     packages: packagesOfRows(rows.packages as PackageColumns[], rows.packageFilms as PackageFilmColumns[]),
