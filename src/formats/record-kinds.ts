@@ -35,6 +35,19 @@ const KINDS_OF_PROPERTY = new Map<string, RecordKind[]>();
 for (const { kind, shape } of RECORD_KINDS) {
   for (const field of shape.fields) KINDS_OF_PROPERTY.set(field.name, [...(KINDS_OF_PROPERTY.get(field.name) ?? []), kind]);
 }
+const PROPERTIES_OF_KIND = new Map(RECORD_KINDS.map(({ kind, shape }) => [kind, new Set(shape.fields.map((field) => field.name))]));
+
+/** The record has properties of some kind, and only of `kind`'s. */
+function hasOnlyPropertiesOf(value: Readonly<Record<string, unknown>>, kind: RecordKind): boolean {
+  const own = PROPERTIES_OF_KIND.get(kind);
+  let known = false;
+  for (const name of Object.keys(value)) {
+    if (!KINDS_OF_PROPERTY.has(name)) continue;
+    if (own?.has(name) !== true) return false;
+    known = true;
+  }
+  return known;
+}
 
 function withArticle(kind: RecordKind): string {
   return `${/^[aeiou]/.test(KIND_NOUNS[kind]) ? 'an' : 'a'} ${KIND_NOUNS[kind]}`;
@@ -53,6 +66,8 @@ function listNames(names: readonly string[]): string {
  */
 export function recogniseJsonRecord(value: RawValue, fileKind: RecordKind | undefined): { readonly kind: RecordKind } | { readonly reason: string } {
   if (!isRawRecord(value)) return { reason: 'must be an object' };
+  // What the rest would answer, found at a glance: every record of a list of one kind (a sync's) asks.
+  if (fileKind !== undefined && hasOnlyPropertiesOf(value, fileKind)) return { kind: fileKind };
   const names = Object.keys(value).filter((name) => KINDS_OF_PROPERTY.has(name));
   if (names.length === 0) return { reason: 'fits no resource: it has none of the properties of a film, a film package, a screen, an attribute, a site or a session' };
   const telling = new Map<RecordKind, string[]>();
