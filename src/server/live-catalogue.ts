@@ -273,9 +273,12 @@ export class LiveCatalogue implements ServedCatalogues {
   /**
    * Lets the least recently used catalogues go, but the customer's, while all held exceed the
    * budget: on each build, and as a held catalogue grows. One catalogue larger than the budget
-   * is held alone: a customer is always answered.
+   * is held alone: a customer is always answered. A catalogue let go may still grow (a part it
+   * publishes after answering a record read alone): it holds no memory of the budget's, and lets
+   * nothing go.
    */
   private keepWithinBudget(customer: string): void {
+    if (!this.held.has(customer)) return;
     let bytes = 0;
     for (const { published } of this.held.values()) bytes += published.bytes;
     for (const [other, { published }] of this.held) {
