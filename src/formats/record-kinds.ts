@@ -35,15 +35,15 @@ const KINDS_OF_PROPERTY = new Map<string, RecordKind[]>();
 for (const { kind, shape } of RECORD_KINDS) {
   for (const field of shape.fields) KINDS_OF_PROPERTY.set(field.name, [...(KINDS_OF_PROPERTY.get(field.name) ?? []), kind]);
 }
-const PROPERTIES_OF_KIND = new Map(RECORD_KINDS.map(({ kind, shape }) => [kind, new Set(shape.fields.map((field) => field.name))]));
+const PROPERTIES_OF_KIND = Object.fromEntries(RECORD_KINDS.map(({ kind, shape }) => [kind, new Set(shape.fields.map((field) => field.name))])) as Readonly<Record<RecordKind, Set<string>>>;
 
 /** The record has properties of some kind, and only of `kind`'s. */
 function hasOnlyPropertiesOf(value: Readonly<Record<string, unknown>>, kind: RecordKind): boolean {
-  const own = PROPERTIES_OF_KIND.get(kind);
+  const own = PROPERTIES_OF_KIND[kind];
   let known = false;
   for (const name of Object.keys(value)) {
     if (!KINDS_OF_PROPERTY.has(name)) continue;
-    if (own?.has(name) !== true) return false;
+    if (!own.has(name)) return false;
     known = true;
   }
   return known;

@@ -202,7 +202,7 @@ export type CatalogueOutline = Omit<Catalogue, 'films'> & { readonly filmIds: re
  * for one round trip, not one a table. A catalogue's films, most of its bytes, are left out, and
  * its sessions too when the caller knows them already (`withSessions` false: an empty list).
  */
-export async function loadCatalogueOutline(db: SqlClient, customer: string, withSessions = true): Promise<CatalogueOutline> {
+export async function loadCatalogueOutline(db: SqlClient, customer: string, withSessions: boolean): Promise<CatalogueOutline> {
   const { site, screen, attribute, session } = PROGRAMME_TABLES;
   const reads = {
     filmIds: { table: 'film', columns: ['id'], orderBy: 'id' },
