@@ -5,7 +5,7 @@
 import type { HeldBytes } from '../formats/held-bytes.js';
 import type { PictureDirectory } from '../images/picture-directory.js';
 import type { ComingSelection } from './coming-soon.js';
-import type { Feature, FeatureSessions, Selection, Showing, ShownSession, ShowtimesSite } from './showings.js';
+import type { Feature, Selection, Showing, ShownSession, ShowtimesSite } from './showings.js';
 
 /** A feature's own fields, as the programme and the coming-soon list give them. */
 function featureFields(feature: Feature, pictures: PictureDirectory): object {
@@ -65,17 +65,18 @@ function siteJson(site: ShowtimesSite): object {
 }
 
 /**
- * The JSON text of each feature's own fields and of each showing, written on first use and
+ * The JSON bytes of each feature's own fields and of each showing, written on first use and
  * carried from edition to edition of the catalogue for the showings it still has: after a change
  * of one session the programme is joined from them, and only what changed is written, rather than
- * every feature's picture addresses signed again (milliseconds a programme). A feature's text is
- * written again once the pictures' sizes known change. `held` counts the texts, as the edition
- * holds them.
+ * every feature's picture addresses signed again (milliseconds a programme). They are kept as
+ * bytes, since joining hundreds of kilobytes of text and encoding it took several times as long
+ * as copying bytes. A feature's bytes are written again once the pictures' sizes known change.
+ * `held` counts them, as the edition holds them.
  */
 export class ProgrammeTexts {
   private constructor(
-    private readonly features: Map<Feature, { readonly pictures: PictureDirectory; readonly generation: number; readonly text: string }>,
-    private readonly showings: Map<Showing, { onSale?: string; notOnSale?: string }>,
+    private readonly features: Map<Feature, { readonly pictures: PictureDirectory; readonly generation: number; readonly bytes: Buffer }>,
+    private readonly showings: Map<Showing, { onSale?: Buffer; notOnSale?: Buffer }>,
     private readonly held: HeldBytes,
   ) {}
 
@@ -83,7 +84,7 @@ export class ProgrammeTexts {
     return new ProgrammeTexts(new Map(), new Map(), held);
   }
 
-  /** The texts of `showings` and of their features, for the edition that has them, counted in its `held`. */
+  /** The bytes of `showings` and of their features, for the edition that has them, counted in its `held`. */
   carriedTo(showings: readonly Showing[], held: HeldBytes): ProgrammeTexts {
     const carried = ProgrammeTexts.none(held);
     let bytes = 0;
@@ -96,51 +97,71 @@ export class ProgrammeTexts {
       const feature = this.features.get(showing.feature);
       if (feature !== undefined && !carried.features.has(showing.feature)) {
         carried.features.set(showing.feature, feature);
-        bytes += feature.text.length;
+        bytes += feature.bytes.length;
       }
     }
     held.add(bytes);
     return carried;
   }
 
-  /** The feature's own fields, as an object's text. */
-  feature(feature: Feature, pictures: PictureDirectory): string {
+  /** The feature's own fields, as an object's bytes. */
+  feature(feature: Feature, pictures: PictureDirectory): Buffer {
     const kept = this.features.get(feature);
-    if (kept !== undefined && kept.pictures === pictures && kept.generation === pictures.generation) return kept.text;
-    const text = JSON.stringify(featureFields(feature, pictures));
-    this.features.set(feature, { pictures, generation: pictures.generation, text });
-    this.held.add(text.length - (kept?.text.length ?? 0));
-    return text;
+    if (kept !== undefined && kept.pictures === pictures && kept.generation === pictures.generation) return kept.bytes;
+    const bytes = Buffer.from(JSON.stringify(featureFields(feature, pictures)));
+    this.features.set(feature, { pictures, generation: pictures.generation, bytes });
+    this.held.add(bytes.length - (kept?.bytes.length ?? 0));
+    return bytes;
   }
 
   /** The session as one answer shows it: on sale or not. */
-  session(shown: ShownSession): string {
+  session(shown: ShownSession): Buffer {
     let texts = this.showings.get(shown.showing);
     if (texts === undefined) this.showings.set(shown.showing, (texts = {}));
     const key = shown.onSale ? 'onSale' : 'notOnSale';
-    let text = texts[key];
-    if (text === undefined) {
-      text = texts[key] = JSON.stringify(sessionJson(shown));
-      this.held.add(text.length);
+    let bytes = texts[key];
+    if (bytes === undefined) {
+      bytes = texts[key] = Buffer.from(JSON.stringify(sessionJson(shown)));
+      this.held.add(bytes.length);
     }
-    return text;
+    return bytes;
   }
 }
 
-/** An object's text with `member` (its name and value, as text) added last. */
-function withMember(objectText: string, member: string): string {
-  return `${objectText.slice(0, -1)},${member}}`;
+const COMMA = Buffer.from(',');
+const SESSIONS_MEMBER = Buffer.from(',"sessions":[');
+const SESSIONS_END = Buffer.from(']}');
+const FIRST_SESSION_MEMBER = Buffer.from(',"firstSession":');
+const OBJECT_END = Buffer.from('}');
+const LIST_END = Buffer.from(']}');
+
+/** An object's bytes without its closing brace, for a member to be added after its last. */
+function opened(object: Buffer): Buffer {
+  return object.subarray(0, -1);
 }
 
-/** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept texts of its features and sessions. */
-export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): string {
-  const featureTexts = features.map(({ feature, sessions }: FeatureSessions) =>
-    withMember(texts.feature(feature, pictures), `"sessions":[${sessions.map((shown) => texts.session(shown)).join(',')}]`),
-  );
-  return `{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[${featureTexts.join(',')}]}`;
+/** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept bytes of its features and sessions. */
+export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): Buffer {
+  const pieces: Buffer[] = [Buffer.from(`{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[`)];
+  features.forEach(({ feature, sessions }, index) => {
+    if (index > 0) pieces.push(COMMA);
+    pieces.push(opened(texts.feature(feature, pictures)), SESSIONS_MEMBER);
+    sessions.forEach((shown, place) => {
+      if (place > 0) pieces.push(COMMA);
+      pieces.push(texts.session(shown));
+    });
+    pieces.push(SESSIONS_END);
+  });
+  pieces.push(LIST_END);
+  return Buffer.concat(pieces);
 }
 
-export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): string {
-  const filmTexts = films.map(({ feature, firstSession }) => withMember(texts.feature(feature, pictures), `"firstSession":${JSON.stringify(firstSession?.start ?? null)}`));
-  return `{"films":[${filmTexts.join(',')}]}`;
+export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): Buffer {
+  const pieces: Buffer[] = [Buffer.from('{"films":[')];
+  films.forEach(({ feature, firstSession }, index) => {
+    if (index > 0) pieces.push(COMMA);
+    pieces.push(opened(texts.feature(feature, pictures)), FIRST_SESSION_MEMBER, Buffer.from(JSON.stringify(firstSession?.start ?? null)), OBJECT_END);
+  });
+  pieces.push(LIST_END);
+  return Buffer.concat(pieces);
 }

@@ -31,9 +31,9 @@ const MAX_KEPT_ANSWERS = 64;
 /** What a showing's objects hold: about 860 bytes measured on Node.js 24 with 5,000 of the demo cinema's sessions, rounded up. */
 const BYTES_PER_SHOWING = 1000;
 
-/** An answer's text, and the instant until which the clock leaves it as it is. */
+/** An answer's bytes, and the instant until which the clock leaves it as it is. */
 interface Written {
-  readonly text: string;
+  readonly body: Buffer;
   readonly until: number;
 }
 
@@ -87,7 +87,7 @@ export class Showtimes {
   /** The answer to `query` in `format` at `now`, naming the pictures `pictures` serves. */
   answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number, pictures: PictureDirectory): Representation {
     return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format, pictures.generation], (selection) => ({
-      text: this.write(format, selection, pictures),
+      body: this.write(format, selection, pictures),
       until: selection.until,
     }));
   }
@@ -96,7 +96,7 @@ export class Showtimes {
   comingSoonAnswer(now: number, pictures: PictureDirectory): Representation {
     return this.keep(JSON.stringify(['coming-soon', pictures.generation]), now, () => {
       const coming = this.comingAt(now);
-      return { text: comingSoonJson(coming, pictures, this.texts), until: coming.until };
+      return { body: comingSoonJson(coming, pictures, this.texts), until: coming.until };
     });
   }
 
@@ -112,7 +112,7 @@ export class Showtimes {
     return this.keepSelection(query, query.from ?? today, now, ['page', today, visit.key ?? null, visit.embed, visit.origin, pictures.generation], (selection) => {
       const coming = query.films.length === 0 ? this.comingAt(now) : { films: [], until: Infinity };
       const text = showtimesPage(selection, { ...visit, query, today, dressing: this.pageDressing, pictures, accessTerms: this.showings.accessTerms, comingSoon: coming.films });
-      return { text, until: Math.min(selection.until, coming.until) };
+      return { body: Buffer.from(text), until: Math.min(selection.until, coming.until) };
     });
   }
 
@@ -147,11 +147,10 @@ export class Showtimes {
     }
     kept?.held.release();
     this.kept.delete(key);
-    const written = write();
+    const { body, until } = write();
     const held = this.held.part();
-    const body = Buffer.from(written.text);
     held.add(body.length);
-    const answer = { representation: new Representation(body, held), until: written.until, held };
+    const answer = { representation: new Representation(body, held), until, held };
     this.kept.set(key, answer);
     if (this.kept.size > MAX_KEPT_ANSWERS) this.letGoOldest();
     return answer.representation;
@@ -168,10 +167,10 @@ export class Showtimes {
     return this.today;
   }
 
-  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): string {
+  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): Buffer {
     if (format === 'json') return showtimesJson(selection, pictures, this.texts);
-    if (format === 'calendar') return showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt });
-    return JSON.stringify(showtimesLinkedData(selection, pictures));
+    if (format === 'calendar') return Buffer.from(showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt }));
+    return Buffer.from(JSON.stringify(showtimesLinkedData(selection, pictures)));
   }
 
   private letGoOldest(): void {
