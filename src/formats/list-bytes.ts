@@ -15,13 +15,21 @@ export interface ListFraming {
   readonly separator?: Uint8Array;
 }
 
+/** The items of a list, each read where it lies: a list's bytes are copied from them once, with no view made of each. */
+export interface ListItems {
+  readonly count: number;
+  lengthAt(index: number): number;
+  /** Copies the item at `index` into `target` from `offset` on. */
+  copyAt(index: number, target: Buffer, offset: number): void;
+}
+
 const NOTHING = new Uint8Array(0);
 
 /** The length of the list of `items` in `framing`, without joining it. */
-export function listLength(items: readonly Uint8Array[], framing: ListFraming): number {
+export function listLength(items: ListItems, framing: ListFraming): number {
   const { start, end, itemStart = NOTHING, itemEnd = NOTHING, separator = NOTHING } = framing;
-  let length = start.length + end.length + items.length * (itemStart.length + itemEnd.length) + Math.max(0, items.length - 1) * separator.length;
-  for (const item of items) length += item.length;
+  let length = start.length + end.length + items.count * (itemStart.length + itemEnd.length) + Math.max(0, items.count - 1) * separator.length;
+  for (let index = 0; index < items.count; index++) length += items.lengthAt(index);
   return length;
 }
 
@@ -29,7 +37,7 @@ export function listLength(items: readonly Uint8Array[], framing: ListFraming): 
  * The list of `items` in `framing`. Given `spans` (two numbers an item), it tells where each
  * item's own bytes lie in the list: its start, then its end.
  */
-export function joinList(items: readonly Uint8Array[], framing: ListFraming, spans?: Uint32Array): Buffer {
+export function joinList(items: ListItems, framing: ListFraming, spans?: Uint32Array): Buffer {
   const { start, end, itemStart = NOTHING, itemEnd = NOTHING, separator = NOTHING } = framing;
   const list = Buffer.allocUnsafe(listLength(items, framing));
   let offset = 0;
@@ -38,14 +46,16 @@ export function joinList(items: readonly Uint8Array[], framing: ListFraming, spa
     offset += bytes.length;
   };
   put(start);
-  for (const [index, item] of items.entries()) {
+  for (let index = 0; index < items.count; index++) {
     if (index > 0) put(separator);
     put(itemStart);
+    const length = items.lengthAt(index);
     if (spans !== undefined) {
       spans[index * 2] = offset;
-      spans[index * 2 + 1] = offset + item.length;
+      spans[index * 2 + 1] = offset + length;
     }
-    put(item);
+    items.copyAt(index, list, offset);
+    offset += length;
     put(itemEnd);
   }
   put(end);

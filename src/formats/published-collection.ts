@@ -39,13 +39,6 @@ export interface OrderedRecord extends ListOrder {
 }
 
 export class PublishedCollection {
-  /**
-   * The records asked for so far, by key as text, with their ETags and compressed forms once
-   * made. Their bytes are their own, not views of the list's: a list joined again after a
-   * change takes them on as they are.
-   */
-  private readonly asked: Map<string, Representations>;
-
   private constructor(
     readonly list: WrittenList,
     /** Each record's place in the list, by its key as text: `HO00000101`, `7`. */
@@ -56,18 +49,34 @@ export class PublishedCollection {
     private readonly shape: Pick<WireShape<unknown>, 'name'>,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
-    asked: Map<string, Representations> = new Map(),
-  ) {
-    this.asked = asked;
-  }
+    /**
+     * The records asked for so far, by key as text, with their ETags and compressed forms once
+     * made. Their bytes are their own, not views of the list's: a list joined again after a
+     * change takes them on as they are.
+     */
+    private readonly asked: Map<string, Representations>,
+  ) {}
 
   /** The list of `records`, already in the list's order; `held` counts what it holds. */
-  static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes, asked?: Map<string, Representations>): PublishedCollection {
-    const list = new WrittenList(shape, records.map((record) => record.written), xml, held);
-    held.add(records.length * BYTES_PER_RECORD);
-    const ranks = Float64Array.from(records, (record) => record.rank);
+  static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
+    const list = WrittenList.of(shape, records.map((record) => record.written), xml, held);
     const keys = records.map((record) => record.key);
-    return new PublishedCollection(list, new Map(keys.map((key, place) => [String(key), place])), ranks, keys, shape, xml, held, asked);
+    return PublishedCollection.ordered(list, keys, Float64Array.from(records, (record) => record.rank), shape, xml, held, new Map());
+  }
+
+  /** The collection of `list`, whose records have `keys` and `ranks` place by place. */
+  private static ordered(
+    list: WrittenList,
+    keys: readonly (string | number)[],
+    ranks: Float64Array,
+    shape: Pick<WireShape<unknown>, 'name'>,
+    xml: XmlWriter,
+    held: HeldBytes,
+    asked: Map<string, Representations>,
+    places: ReadonlyMap<string, number> = new Map(keys.map((key, place) => [String(key), place])),
+  ): PublishedCollection {
+    held.add(keys.length * BYTES_PER_RECORD);
+    return new PublishedCollection(list, places, ranks, keys, shape, xml, held, asked);
   }
 
   /** The record's answers, made on its first request. */
@@ -91,10 +100,28 @@ export class PublishedCollection {
    * What it holds is counted from now on in `whole`, the catalogue that replaces this one's.
    */
   changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], whole: HeldBytes): PublishedCollection {
-    const kept: OrderedRecord[] = [];
-    for (const [place, key] of this.keys.entries()) {
-      if (!touched.has(String(key))) kept.push({ rank: this.ranks[place] as number, key, written: this.list.recordAt(place) });
-    }
+    // The records kept, in their order, merged with those written, in theirs.
+    const incoming = [...written].sort(compareOrder);
+    const from: number[] = [];
+    const keys: (string | number)[] = [];
+    const ranks: number[] = [];
+    let next = 0;
+    const putWritten = (): void => {
+      const record = incoming[next] as OrderedRecord;
+      from.push(-1 - next++);
+      keys.push(record.key);
+      ranks.push(record.rank);
+    };
+    this.keys.forEach((key, place) => {
+      if (touched.has(String(key))) return;
+      const rank = this.ranks[place] as number;
+      while (next < incoming.length && compareOrder(incoming[next] as OrderedRecord, { rank, key }) < 0) putWritten();
+      from.push(place);
+      keys.push(key);
+      ranks.push(rank);
+    });
+    while (next < incoming.length) putWritten();
+
     const asked = new Map(this.asked);
     for (const key of touched) {
       const item = asked.get(key);
@@ -105,7 +132,10 @@ export class PublishedCollection {
     this.held.moveInto(whole);
     // This list is let go for the one made now.
     this.held.add(-(this.list.bytes + this.keys.length * BYTES_PER_RECORD));
-    return PublishedCollection.of(this.shape, [...kept, ...written].sort(compareOrder), this.xml, this.held, asked);
+    const list = this.list.rearranged(Int32Array.from(from), incoming.map((record) => record.written), this.held);
+    // A change that leaves every record in its place (a session's seats, a film's title) keeps the index of places.
+    const samePlaces = keys.length === this.keys.length && keys.every((key, place) => key === this.keys[place]);
+    return PublishedCollection.ordered(list, samePlaces ? this.keys : keys, Float64Array.from(ranks), this.shape, this.xml, this.held, asked, samePlaces ? this.places : undefined);
   }
 
   /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */

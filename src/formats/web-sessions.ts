@@ -97,7 +97,7 @@ export class WebSessions {
     if (this.current === undefined || now >= this.current.until) {
       const onSale = this.sessions.filter((session) => session.cutOff > now);
       const until = onSale.reduce((first, session) => Math.min(first, session.cutOff), Infinity);
-      this.current = { list: new WrittenList(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held), until };
+      this.current = { list: WrittenList.of(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held), until };
     }
     return this.current.list;
   }

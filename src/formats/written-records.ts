@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ByteSlabs } from './byte-slabs.js';
 import type { HeldBytes } from './held-bytes.js';
 import { JSON_ARRAY, jsonRecord } from './json-writer.js';
-import { joinList, listLength, type ListFraming } from './list-bytes.js';
+import { joinList, listLength, type ListFraming, type ListItems } from './list-bytes.js';
 import { Representation, type FormatName, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
 import { xmlChildren, type XmlWriter } from './xml-writer.js';
@@ -49,21 +49,14 @@ export function writeRecord<T>(shape: WireShape<T>, record: T, held?: HeldBytes)
  * full collections every few changes. `held` counts the bytes of each format as joined.
  */
 export class WrittenList implements Representations {
-  private readonly formats: Readonly<Record<FormatName, ListInFormat>>;
+  private constructor(private readonly formats: Readonly<Record<FormatName, ListInFormat>>) {}
 
-  constructor(shape: Named, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes) {
-    this.formats = {
-      json: new ListInFormat(
-        records.map((record) => record.json),
-        JSON_ARRAY,
-        held,
-      ),
-      xml: new ListInFormat(
-        records.map((record) => record.xml),
-        xml.arrayFraming(shape),
-        held,
-      ),
-    };
+  static of(shape: Named, records: readonly WrittenRecord[], xml: XmlWriter, held?: HeldBytes): WrittenList {
+    const places = Int32Array.from(records, (_, index) => -1 - index);
+    return new WrittenList({
+      json: new ListInFormat({ base: undefined, places, added: records.map((record) => record.json) }, JSON_ARRAY, held),
+      xml: new ListInFormat({ base: undefined, places, added: records.map((record) => record.xml) }, xml.arrayFraming(shape), held),
+    });
   }
 
   get json(): Representation {
@@ -79,45 +72,113 @@ export class WrittenList implements Representations {
     return { json: this.formats.json.item(place), xml: this.formats.xml.item(place) };
   }
 
+  /**
+   * The list of this one's records and `written` in a new order: `from` holds, for each place
+   * of the new list, the record's place in this one, or -1 - its index in `written`. Records
+   * kept are copied from where this list holds them when the new list is joined.
+   */
+  rearranged(from: Int32Array, written: readonly WrittenRecord[], held?: HeldBytes): WrittenList {
+    return new WrittenList({
+      json: this.formats.json.rearranged(from, written.map((record) => record.json), held),
+      xml: this.formats.xml.rearranged(from, written.map((record) => record.xml), held),
+    });
+  }
+
   /** What it holds, as `held` counts it: each format joined or its records' bytes, and compressed forms made. */
   get bytes(): number {
     return this.formats.json.bytes + this.formats.xml.bytes;
   }
 }
 
-/** A list in one format: its records' bytes as they are until its first request, then the list joined from them. */
+/** A list joined, and where each record's bytes lie in it: its start, then its end. */
+interface JoinedList {
+  readonly representation: Representation;
+  readonly spans: Uint32Array;
+}
+
+/** The bytes of the record at `place` of a list joined, as a view of the list's. */
+function bytesIn({ representation, spans }: JoinedList, place: number): Buffer {
+  return representation.body.subarray(spans[place * 2], spans[place * 2 + 1]);
+}
+
+/**
+ * Where the records of a list not yet joined lie: each in a list joined before (its place
+ * there, 0 or more) or among `added` (-1 - its index there). Typed arrays, not an object for
+ * each record: a change of one record lays out a list of hundreds.
+ */
+interface Layout {
+  readonly base: JoinedList | undefined;
+  readonly places: Int32Array;
+  readonly added: readonly Buffer[];
+}
+
+/** The records of `layout`, read where they lie. */
+function itemsOf({ base, places, added }: Layout): ListItems {
+  const spans = base?.spans ?? new Uint32Array(0);
+  const body = base?.representation.body ?? Buffer.alloc(0);
+  return {
+    count: places.length,
+    lengthAt: (index) => {
+      const place = places[index] as number;
+      return place >= 0 ? (spans[place * 2 + 1] as number) - (spans[place * 2] as number) : (added[-1 - place] as Buffer).length;
+    },
+    copyAt: (index, target, offset) => {
+      const place = places[index] as number;
+      if (place >= 0) body.copy(target, offset, spans[place * 2], spans[place * 2 + 1]);
+      else target.set(added[-1 - place] as Buffer, offset);
+    },
+  };
+}
+
+/** A list in one format: where its records' bytes lie until its first request, then the list joined from them. */
 class ListInFormat {
-  private items: readonly Buffer[] | undefined;
-  private list: { readonly representation: Representation; readonly spans: Uint32Array } | undefined;
+  private layout: Layout | undefined;
+  private list: JoinedList | undefined;
   /** The list's length, which `held` counts from the start: the records' bytes until it is joined. */
   private readonly length: number;
 
   constructor(
-    items: readonly Buffer[],
+    layout: Layout,
     private readonly framing: ListFraming,
     private readonly held: HeldBytes | undefined,
   ) {
-    this.items = items;
-    this.length = listLength(items, framing);
+    this.layout = layout;
+    this.length = listLength(itemsOf(layout), framing);
     held?.add(this.length);
   }
 
   joined(): Representation {
     if (this.list === undefined) {
-      const items = this.items as readonly Buffer[];
-      const spans = new Uint32Array(items.length * 2);
-      const body = joinList(items, this.framing, spans);
+      const layout = this.layout as Layout;
+      const spans = new Uint32Array(layout.places.length * 2);
+      const body = joinList(itemsOf(layout), this.framing, spans);
       this.list = { representation: new Representation(body, this.held), spans };
-      // The records' bytes are the list's from now on; those they were views of can go.
-      this.items = undefined;
+      // The records' bytes are the list's from now on; those they were copied from can go.
+      this.layout = undefined;
     }
     return this.list.representation;
   }
 
   item(place: number): Buffer {
-    if (this.list === undefined) return (this.items as readonly Buffer[])[place] as Buffer;
-    const { representation, spans } = this.list;
-    return representation.body.subarray(spans[place * 2], spans[place * 2 + 1]);
+    if (this.list !== undefined) return bytesIn(this.list, place);
+    const { base, places, added } = this.layout as Layout;
+    const at = places[place] as number;
+    return at >= 0 ? bytesIn(base as JoinedList, at) : (added[-1 - at] as Buffer);
+  }
+
+  /** This list's records and `written` in a new order (see `WrittenList.rearranged`), in this format. */
+  rearranged(from: Int32Array, written: readonly Buffer[], held: HeldBytes | undefined): ListInFormat {
+    if (this.list !== undefined) return new ListInFormat({ base: this.list, places: from, added: written }, this.framing, held);
+    // Not joined: the new list lies where this one's records lie, and keeps only the added bytes it has.
+    const { base, places, added } = this.layout as Layout;
+    const kept: Buffer[] = [];
+    const placesNow = from.map((source) => {
+      const place = source >= 0 ? (places[source] as number) : undefined;
+      if (place !== undefined && place >= 0) return place;
+      kept.push(place === undefined ? (written[-1 - source] as Buffer) : (added[-1 - place] as Buffer));
+      return -kept.length;
+    });
+    return new ListInFormat({ base, places: placesNow, added: kept }, this.framing, held);
   }
 
   get bytes(): number {

@@ -44,7 +44,7 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
   const answers: [string, Representations][] = [];
   for (const [file, collection] of LIST_FILES) answers.push([file, (await published.part(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);
-  answers.push(['sessions', new WrittenList(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
+  answers.push(['sessions', WrittenList.of(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
   await mkdir(options.directory, { recursive: true });
   const files: string[] = [];
   for (const [name, answer] of answers) {

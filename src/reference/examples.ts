@@ -228,7 +228,7 @@ function collectionExamples<T>(answer: string, shape: WireShape<T>, records: rea
   const one = inBothFormats(answer, `One ${noun}`, itemOf(shape, first, xml));
   if (single) return one;
   const listSummary = `A catalogue of ${records.length} ${noun}${records.length === 1 ? '' : 's'}`;
-  return { ...one, ...inBothFormats(arrayRootName({ name: answer }), listSummary, new WrittenList(shape, written, xml)) };
+  return { ...one, ...inBothFormats(arrayRootName({ name: answer }), listSummary, WrittenList.of(shape, written, xml)) };
 }
 
 /** The samples, in the order lists answer them. */
