@@ -25,8 +25,9 @@ import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-ca
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
-import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, sleep, startMarquee, stop, writeResults } from './harness.js';
-import type { ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
+import type { ChildProcess } from 'node:child_process';
+import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, ROOT, sleep, startLogging, startMarquee, stop, waitUntilAnswering, writeResults } from './harness.js';
+import type { AlternatedCost, ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
 import { countRoundTrips } from './round-trips.js';
 
 export interface ChangesOptions {
@@ -34,6 +35,8 @@ export interface ChangesOptions {
   readonly changes: number;
   /** A scratch PostgreSQL database; PostgreSQL is left out when undefined. */
   readonly postgres: string | undefined;
+  /** Another build (a checkout, built) whose CPU per change is measured in turn with this one's, on SQLite. */
+  readonly against: string | undefined;
 }
 
 /** A port of its own, beyond those of the other benchmarks (18179 to about 18200) and the sync's, which may run on this machine meanwhile. */
@@ -42,14 +45,16 @@ const FILMS = 400;
 const SESSIONS = 300;
 /** The synthetic sessions start on 1 January 2030, an hour apart. */
 const SYNTHETIC_START = Date.UTC(2030, 0, 1);
+/** The synthetic sessions moved to start today: the programme's week holds the first 168 of them. */
+const MOVE_SESSIONS_BY_DAYS = Math.round((Date.parse(new Date().toISOString().slice(0, 10)) - SYNTHETIC_START) / 86_400_000);
 
 async function cpuMs(pid: number): Promise<number> {
   return (await cpuSeconds(pid)) * 1000;
 }
 
-async function get(path: string): Promise<{ status: number; etag: string | null }> {
+async function get(path: string, port = PORT): Promise<{ status: number; etag: string | null }> {
   // Plain answers, as described above.
-  const response = await fetch(`http://127.0.0.1:${PORT}${path}`, { headers: { 'accept-encoding': 'identity' } });
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'accept-encoding': 'identity' } });
   await response.arrayBuffer();
   return { status: response.status, etag: response.headers.get('etag') };
 }
@@ -89,7 +94,7 @@ async function kindsOf(catalogue: string): Promise<ChangeKind[]> {
 }
 
 /** Every answer of the cinema, asked once, so that the server has published it all. */
-async function publishEverything(): Promise<number> {
+async function publishEverything(port = PORT): Promise<number> {
   const paths: string[] = [];
   const ids: Record<string, string[]> = {
     '/v4/film': Array.from({ length: FILMS }, (_, index) => syntheticFilmId(index)),
@@ -108,13 +113,13 @@ async function publishEverything(): Promise<number> {
     }
   }
   paths.push('/programme', '/programme.ics', '/programme.jsonld', '/whats-on');
-  for (const path of paths) await get(path);
+  for (const path of paths) await get(path, port);
   return paths.length;
 }
 
-async function commit(db: SqlClient, kind: ChangeKind, record: Record<string, unknown>, moveSessionsByDays: number): Promise<void> {
+async function commit(db: SqlClient, kind: ChangeKind, record: Record<string, unknown>): Promise<void> {
   await writeFile(kind.file, JSON.stringify([record]));
-  const result = await importFiles(db, { customer: 'default', files: [kind.file], replace: false, moveSessionsByDays });
+  const result = await importFiles(db, { customer: 'default', files: [kind.file], replace: false, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
   if (!result.written) throw new Error(`the ${kind.name} change was not written`);
 }
 
@@ -157,19 +162,43 @@ async function follow(logFile: string): Promise<FollowedLog> {
   };
 }
 
+/** A server measured: its database, process, port and log. */
+interface MeasuredServer {
+  readonly db: SqlClient;
+  readonly pid: number;
+  readonly port: number;
+  readonly log: FollowedLog;
+}
+
+/**
+ * Commits `count` changes of `kind`, from its `first`th on, each published (its log line seen)
+ * and then, `withRequests`, its lists and the programme asked once: the server's CPU per change.
+ */
+async function cpuPerChange(server: MeasuredServer, kind: ChangeKind, first: number, count: number, withRequests: boolean): Promise<number> {
+  const from = await cpuMs(server.pid);
+  for (let change = first; change < first + count; change++) {
+    await commit(server.db, kind, kind.changed(change).record);
+    let seen = '';
+    for (const deadline = performance.now() + 10_000; !seen.includes('"msg":"catalogue published"'); await sleep(5)) {
+      if (performance.now() > deadline) throw new Error(`the server did not publish a ${kind.name} change within 10 s`);
+      seen += await server.log.newLines();
+    }
+    if (withRequests) for (const path of kind.paths) await get(path, server.port);
+  }
+  return ((await cpuMs(server.pid)) - from) / count;
+}
+
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
   const kind = parseDatabaseSpec(database).kind;
   const db = await openDatabase(parseDatabaseSpec(database));
-  // The synthetic sessions moved to start today: the programme's week holds the first 168 of them.
-  const today = new Date(new Date().toISOString().slice(0, 10)).getTime();
-  const moveSessionsByDays = Math.round((today - SYNTHETIC_START) / 86_400_000);
-  await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays });
+  await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
   const logFile = join(work, `server-${kind}.log`);
   await requireFreePort(PORT);
   const server = await startMarquee(database, logFile, [], [], PORT);
   const log = await follow(logFile);
   try {
     const pid = server.process.pid as number;
+    const measured: MeasuredServer = { db, pid, port: PORT, log };
     const answers = await publishEverything();
     await sleep(2000);
     // What publishing everything logged is no change's.
@@ -177,23 +206,10 @@ async function changesOn(database: string, catalogue: string, files: readonly st
     let index = 0;
     const costs: ChangeCost[] = [];
     for (const changeKind of await kindsOf(catalogue)) {
-      // CPU: each change published (its log line seen), alone, then with its lists and the programme asked once.
-      const cpuPerChange = async (withRequests: boolean): Promise<number> => {
-        const from = await cpuMs(pid);
-        for (let change = 0; change < options.changes; change++) {
-          await commit(db, changeKind, changeKind.changed(index++).record, moveSessionsByDays);
-          let seen = '';
-          for (const deadline = performance.now() + 10_000; !seen.includes('"msg":"catalogue published"'); await sleep(5)) {
-            if (performance.now() > deadline) throw new Error(`the server did not publish a ${changeKind.name} change within 10 s`);
-            seen += await log.newLines();
-          }
-          if (withRequests) for (const path of changeKind.paths) await get(path);
-        }
-        return ((await cpuMs(pid)) - from) / options.changes;
-      };
       const started = performance.now();
-      const cpuAloneMs = await cpuPerChange(false);
-      const cpuPerChangeMs = await cpuPerChange(true);
+      const cpuAloneMs = await cpuPerChange(measured, changeKind, index, options.changes, false);
+      const cpuPerChangeMs = await cpuPerChange(measured, changeKind, index + options.changes, options.changes, true);
+      index += 2 * options.changes;
       // As long a quiet time, per change: what the server spends anyway.
       const quietFrom = await cpuMs(pid);
       await sleep((performance.now() - started) / 2);
@@ -204,14 +220,14 @@ async function changesOn(database: string, catalogue: string, files: readonly st
       for (let change = 0; change < options.changes; change++) {
         const { record, path } = changeKind.changed(index++);
         const before = (await get(path)).etag;
-        await commit(db, changeKind, record, moveSessionsByDays);
+        await commit(db, changeKind, record);
         const committed = performance.now();
         for (const deadline = committed + 10_000; (await get(path)).etag === before; await sleep(2)) {
           if (performance.now() > deadline) throw new Error(`the server did not serve a ${changeKind.name} change within 10 s`);
         }
         servedMs.push(performance.now() - committed);
       }
-      const roundTrips = kind === 'postgres' ? await roundTripsOf(database, (through) => commit(through, changeKind, changeKind.changed(index++).record, moveSessionsByDays)) : undefined;
+      const roundTrips = kind === 'postgres' ? await roundTripsOf(database, (through) => commit(through, changeKind, changeKind.changed(index++).record)) : undefined;
       const cost: ChangeCost = { kind: changeKind.name, changes: options.changes, cpuAloneMs, cpuPerChangeMs, idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs), servedMaxMs: Math.max(...servedMs), roundTrips };
       costs.push(cost);
       console.log(
@@ -225,6 +241,61 @@ async function changesOn(database: string, catalogue: string, files: readonly st
     await log.close();
     await stop(server.process);
     await db.close();
+  }
+}
+
+/**
+ * Rounds of changes with their requests that each build's server takes, alternating: a virtual
+ * machine's speed drifts by a third from one minute to the next, and rounds taken in turn meet
+ * both builds with the same drift.
+ */
+const ROUNDS_AGAINST = 8;
+
+/**
+ * The CPU per change with its requests of this build and of the one built at `baseline`, each a
+ * server of its own on a SQLite copy of the cinema, measured in alternating rounds.
+ */
+async function againstBaseline(baseline: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<AlternatedCost[]> {
+  const servers: (MeasuredServer & { readonly build: string; readonly process: ChildProcess })[] = [];
+  try {
+    for (const [index, build] of [ROOT, baseline].entries()) {
+      const database = join(work, `build-${index}.db`);
+      const db = await openDatabase(parseDatabaseSpec(database));
+      await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
+      const port = PORT + 1 + index;
+      await requireFreePort(port);
+      const logFile = join(work, `build-${index}.log`);
+      const process = await startLogging([join(build, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile);
+      servers.push({ build, db, pid: process.pid as number, port, log: await follow(logFile), process });
+      await waitUntilAnswering(port, '/readyz');
+      await publishEverything(port);
+    }
+    await sleep(2000);
+    const costs: AlternatedCost[] = [];
+    let index = 0;
+    for (const kind of await kindsOf(catalogue)) {
+      const rounds = servers.map((): number[] => []);
+      for (let round = 0; round < ROUNDS_AGAINST; round++) {
+        for (const [place, server] of servers.entries()) {
+          await server.log.newLines();
+          rounds[place]?.push(await cpuPerChange(server, kind, index, options.changes, true));
+          index += options.changes;
+        }
+      }
+      const [thisBuild = [], baselineBuild = []] = rounds;
+      costs.push({ kind: kind.name, changes: options.changes, rounds: ROUNDS_AGAINST, baseline, cpuPerChangeMs: median(thisBuild), baselineCpuPerChangeMs: median(baselineBuild) });
+      console.log(
+        `against ${baseline}: a ${kind.name} change with its requests costs this build ${median(thisBuild).toFixed(1)} ms of CPU, the baseline ${median(baselineBuild).toFixed(1)} ms ` +
+          `(medians of ${ROUNDS_AGAINST} rounds of ${options.changes} each, in turn: ${thisBuild.map((ms) => ms.toFixed(1)).join(' ')} against ${baselineBuild.map((ms) => ms.toFixed(1)).join(' ')})`,
+      );
+    }
+    return costs;
+  } finally {
+    for (const server of servers) {
+      await server.log.close();
+      await stop(server.process);
+      await server.db.close();
+    }
   }
 }
 
@@ -243,7 +314,8 @@ export async function benchChanges(options: ChangesOptions): Promise<void> {
     const run = beginRun();
     const results: ChangesResult[] = [];
     for (const database of databases) results.push(await changesOn(database, catalogue, files, options, work));
-    const runResults: ChangesRunResults = { ...run.header(), changes: results };
+    const against = options.against === undefined ? undefined : await againstBaseline(options.against, catalogue, files, options, work);
+    const runResults: ChangesRunResults = { ...run.header(), changes: results, against };
     console.log(`results written to ${await writeResults(run.started, runResults, 'changes')}`);
   } finally {
     await rm(work, { recursive: true, force: true });

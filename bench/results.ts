@@ -197,6 +197,20 @@ export interface ChangesResult {
   readonly costs: readonly ChangeCost[];
 }
 
+/** One kind of change with its requests, this build against another, measured in alternating rounds (`--changes-against`). */
+export interface AlternatedCost {
+  readonly kind: 'session' | 'film';
+  /** Changes in each round. */
+  readonly changes: number;
+  readonly rounds: number;
+  /** The other build's directory. */
+  readonly baseline: string;
+  /** The medians of the rounds. */
+  readonly cpuPerChangeMs: number;
+  readonly baselineCpuPerChangeMs: number;
+}
+
 export interface ChangesRunResults extends RunHeader {
   readonly changes: readonly ChangesResult[];
+  readonly against?: readonly AlternatedCost[] | undefined;
 }

@@ -106,6 +106,7 @@ const { values: options } = parseArgs({
     changes: { type: 'boolean', default: false },
     'changes-count': { type: 'string', default: '40' },
     'changes-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_changes' },
+    'changes-against': { type: 'string' },
     images: { type: 'boolean', default: false },
     'images-seconds': { type: 'string', default: '15' },
     sync: { type: 'boolean', default: false },
@@ -267,7 +268,11 @@ async function main(): Promise<void> {
 }
 
 if (options.changes) {
-  await benchChanges({ changes: Number(options['changes-count']), postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'] });
+  await benchChanges({
+    changes: Number(options['changes-count']),
+    postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'],
+    against: options['changes-against'],
+  });
 } else if (options.webhooks) {
   await benchWebhooks({
     cinemas: Number(options['webhooks-cinemas']),
