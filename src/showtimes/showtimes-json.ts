@@ -130,10 +130,10 @@ export class ProgrammeTexts {
 
 const COMMA = Buffer.from(',');
 const SESSIONS_MEMBER = Buffer.from(',"sessions":[');
-const SESSIONS_END = Buffer.from(']}');
 const FIRST_SESSION_MEMBER = Buffer.from(',"firstSession":');
 const OBJECT_END = Buffer.from('}');
-const LIST_END = Buffer.from(']}');
+/** The end of an array that is an object's last member, and of the object. */
+const ARRAY_MEMBER_END = Buffer.from(']}');
 
 /** An object's bytes without its closing brace, for a member to be added after its last. */
 function opened(object: Buffer): Buffer {
@@ -150,9 +150,9 @@ export function showtimesJson({ site, from, days, features }: Selection, picture
       if (place > 0) pieces.push(COMMA);
       pieces.push(texts.session(shown));
     });
-    pieces.push(SESSIONS_END);
+    pieces.push(ARRAY_MEMBER_END);
   });
-  pieces.push(LIST_END);
+  pieces.push(ARRAY_MEMBER_END);
   return Buffer.concat(pieces);
 }
 
@@ -162,6 +162,6 @@ export function comingSoonJson({ films }: ComingSelection, pictures: PictureDire
     if (index > 0) pieces.push(COMMA);
     pieces.push(opened(texts.feature(feature, pictures)), FIRST_SESSION_MEMBER, Buffer.from(JSON.stringify(firstSession?.start ?? null)), OBJECT_END);
   });
-  pieces.push(LIST_END);
+  pieces.push(ARRAY_MEMBER_END);
   return Buffer.concat(pieces);
 }
