@@ -104,3 +104,12 @@ test('an input held whole is read as the streaming reader reads it in pieces: th
   const padded = (input: string | Buffer): Buffer => Buffer.concat([Buffer.from(input), Buffer.from(' '.repeat(600))]);
   for (const input of inputs.map(padded)) assert.deepEqual(await outcome(input, Number.MAX_SAFE_INTEGER), await outcome(input, 7), String(input));
 });
+
+test('blanks before the first record are passed over however long, in one chunk or many', async () => {
+  const blanks = `${' '.repeat(4095)}\r\n\t${' '.repeat(5000)}`;
+  for (const chunkSize of [7, 4096, 1_000_000]) {
+    assert.deepEqual(kinds(await read(`${blanks}[{"Id":1,"Seating":"Allocated","Url":null}]`, undefined, chunkSize)), ['session']);
+    assert.deepEqual(kinds(await read(`${blanks}<ArrayOfScreen><Screen><Id>1</Id><ScreenNumber>1</ScreenNumber></Screen></ArrayOfScreen>`, undefined, chunkSize)), ['screen']);
+    await assert.rejects(read(blanks, undefined, chunkSize), /the file is empty/);
+  }
+});

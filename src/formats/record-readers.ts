@@ -39,6 +39,25 @@ function characters(count: number): string {
 
 type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 
+/** Bytes decoded to find the first character that is not blank, before the whole: a list of hundreds of kilobytes comes as one chunk. */
+const LEADING_BYTES = 4096;
+
+/** The text of `bytes` in `encoding`, or of their first LEADING_BYTES when they are more: a character cut there is left out, not replaced. */
+function leadingText(bytes: Buffer, encoding: Encoding): string {
+  return new TextDecoder(encoding).decode(bytes.subarray(0, LEADING_BYTES), { stream: bytes.length > LEADING_BYTES });
+}
+
+/** Whether `chunk` is only blanks, as `trim` has them. */
+function isBlank(chunk: Buffer): boolean {
+  return leadingText(chunk, 'utf-8').trim() === '' && (chunk.length <= LEADING_BYTES || String(chunk).trim() === '');
+}
+
+/** The first character of `head` in `encoding` that is not blank; empty when there is none. */
+function firstCharacter(head: Buffer, encoding: Encoding): string {
+  const leading = leadingText(head, encoding).trimStart();
+  return (leading === '' ? new TextDecoder(encoding).decode(head).trimStart() : leading).charAt(0);
+}
+
 function byteOrderMark(head: Buffer): Encoding | undefined {
   if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'utf-8';
   if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
@@ -61,12 +80,13 @@ export async function* readRecords(input: AsyncIterable<Buffer>, file: string, e
     while (size < 512) {
       const next = await chunks.next();
       if (next.done) break;
-      if (size === 0 && String(next.value).trim() === '') continue;
+      if (size === 0 && isBlank(next.value)) continue;
       parts.push(next.value);
       size += next.value.length;
     }
     if (size === 0) throw new UnreadableInputError(file, 'the file is empty');
-    const head = Buffer.concat(parts);
+    // A list held in memory comes as one chunk: it is not copied.
+    const head = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
     // One chunk more tells whether the head is the whole input, as a list a sync holds in memory is.
     const after = await chunks.next();
     const replay = async function* (): AsyncGenerator<Buffer> {
@@ -74,7 +94,7 @@ export async function* readRecords(input: AsyncIterable<Buffer>, file: string, e
       for (let next = after; !next.done; next = await chunks.next()) yield next.value;
     };
     const bom = byteOrderMark(head);
-    if (new TextDecoder(bom ?? 'utf-8').decode(head).trimStart().startsWith('<')) {
+    if (firstCharacter(head, bom ?? 'utf-8') === '<') {
       yield* readXmlRecords(replay(), file, xmlEncoding(head, file), expected);
     } else if (bom !== undefined && bom !== 'utf-8') {
       throw new UnreadableInputError(file, `is encoded in ${bom.toUpperCase()} (it starts with its byte-order mark); JSON must be UTF-8`);
