@@ -90,15 +90,18 @@ export class WrittenList implements Representations {
   }
 }
 
-/** A list joined, and where each record's bytes lie in it: its start, then its end. */
-interface JoinedList {
-  readonly representation: Representation;
+/**
+ * A list's bytes, and where each record's bytes lie in them: its start, then its end. The bytes
+ * alone, not their answer: a list laid out in another holds its bytes, not its compressed forms.
+ */
+interface ListBytes {
+  readonly body: Buffer;
   readonly spans: Uint32Array;
 }
 
-/** The bytes of the record at `place` of a list joined, as a view of the list's. */
-function bytesIn({ representation, spans }: JoinedList, place: number): Buffer {
-  return representation.body.subarray(spans[place * 2], spans[place * 2 + 1]);
+/** The bytes of the record at `place` of a list, as a view of the list's. */
+function bytesIn({ body, spans }: ListBytes, place: number): Buffer {
+  return body.subarray(spans[place * 2], spans[place * 2 + 1]);
 }
 
 /**
@@ -107,7 +110,7 @@ function bytesIn({ representation, spans }: JoinedList, place: number): Buffer {
  * each record: a change of one record lays out a list of hundreds.
  */
 interface Layout {
-  readonly base: JoinedList | undefined;
+  readonly base: ListBytes | undefined;
   readonly places: Int32Array;
   readonly added: readonly Buffer[];
 }
@@ -115,7 +118,7 @@ interface Layout {
 /** The records of `layout`, read where they lie. */
 function itemsOf({ base, places, added }: Layout): ListItems {
   const spans = base?.spans ?? new Uint32Array(0);
-  const body = base?.representation.body ?? Buffer.alloc(0);
+  const body = base?.body ?? Buffer.alloc(0);
   return {
     count: places.length,
     lengthAt: (index) => {
@@ -133,7 +136,7 @@ function itemsOf({ base, places, added }: Layout): ListItems {
 /** A list in one format: where its records' bytes lie until its first request, then the list joined from them. */
 class ListInFormat {
   private layout: Layout | undefined;
-  private list: JoinedList | undefined;
+  private list: { readonly representation: Representation; readonly bytes: ListBytes } | undefined;
   /** The list's length, which `held` counts from the start: the records' bytes until it is joined. */
   private readonly length: number;
 
@@ -152,7 +155,7 @@ class ListInFormat {
       const layout = this.layout as Layout;
       const spans = new Uint32Array(layout.places.length * 2);
       const body = joinList(itemsOf(layout), this.framing, spans);
-      this.list = { representation: new Representation(body, this.held), spans };
+      this.list = { representation: new Representation(body, this.held), bytes: { body, spans } };
       // The records' bytes are the list's from now on; those they were copied from can go.
       this.layout = undefined;
     }
@@ -160,15 +163,15 @@ class ListInFormat {
   }
 
   item(place: number): Buffer {
-    if (this.list !== undefined) return bytesIn(this.list, place);
+    if (this.list !== undefined) return bytesIn(this.list.bytes, place);
     const { base, places, added } = this.layout as Layout;
     const at = places[place] as number;
-    return at >= 0 ? bytesIn(base as JoinedList, at) : (added[-1 - at] as Buffer);
+    return at >= 0 ? bytesIn(base as ListBytes, at) : (added[-1 - at] as Buffer);
   }
 
   /** This list's records and `written` in a new order (see `WrittenList.rearranged`), in this format. */
   rearranged(from: Int32Array, written: readonly Buffer[], held: HeldBytes | undefined): ListInFormat {
-    if (this.list !== undefined) return new ListInFormat({ base: this.list, places: from, added: written }, this.framing, held);
+    if (this.list !== undefined) return new ListInFormat({ base: this.list.bytes, places: from, added: written }, this.framing, held);
     // Not joined: the new list lies where this one's records lie, and keeps only the added bytes it has.
     const { base, places, added } = this.layout as Layout;
     const kept: Buffer[] = [];
