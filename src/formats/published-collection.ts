@@ -39,10 +39,12 @@ export interface OrderedRecord extends ListOrder {
 }
 
 export class PublishedCollection {
+  /** Each record's place in the list, by its key as text: `HO00000101`, `7`. */
+  private readonly places: ReadonlyMap<string, number>;
+
+  /** `places`, when given, is the index of the collection a change moved no record of; otherwise it is made from `keys`. */
   private constructor(
     readonly list: WrittenList,
-    /** Each record's place in the list, by its key as text: `HO00000101`, `7`. */
-    private readonly places: ReadonlyMap<string, number>,
     /** Each record's rank and key, by place: what places a changed record among the others. */
     private readonly ranks: Float64Array,
     private readonly keys: readonly (string | number)[],
@@ -55,28 +57,16 @@ export class PublishedCollection {
      * change takes them on as they are.
      */
     private readonly asked: Map<string, Representations>,
-  ) {}
+    places?: ReadonlyMap<string, number>,
+  ) {
+    this.places = places ?? new Map(keys.map((key, place) => [String(key), place]));
+    held.add(keys.length * BYTES_PER_RECORD);
+  }
 
   /** The list of `records`, already in the list's order; `held` counts what it holds. */
   static of(shape: Pick<WireShape<unknown>, 'name'>, records: readonly OrderedRecord[], xml: XmlWriter, held: HeldBytes): PublishedCollection {
     const list = WrittenList.of(shape, records.map((record) => record.written), xml, held);
-    const keys = records.map((record) => record.key);
-    return PublishedCollection.ordered(list, keys, Float64Array.from(records, (record) => record.rank), shape, xml, held, new Map());
-  }
-
-  /** The collection of `list`, whose records have `keys` and `ranks` place by place. */
-  private static ordered(
-    list: WrittenList,
-    keys: readonly (string | number)[],
-    ranks: Float64Array,
-    shape: Pick<WireShape<unknown>, 'name'>,
-    xml: XmlWriter,
-    held: HeldBytes,
-    asked: Map<string, Representations>,
-    places: ReadonlyMap<string, number> = new Map(keys.map((key, place) => [String(key), place])),
-  ): PublishedCollection {
-    held.add(keys.length * BYTES_PER_RECORD);
-    return new PublishedCollection(list, places, ranks, keys, shape, xml, held, asked);
+    return new PublishedCollection(list, Float64Array.from(records, (record) => record.rank), records.map((record) => record.key), shape, xml, held, new Map());
   }
 
   /** The record's answers, made on its first request. */
@@ -135,7 +125,7 @@ export class PublishedCollection {
     const list = this.list.rearranged(Int32Array.from(from), incoming.map((record) => record.written), this.held);
     // A change that leaves every record in its place (a session's seats, a film's title) keeps the index of places.
     const samePlaces = keys.length === this.keys.length && keys.every((key, place) => key === this.keys[place]);
-    return PublishedCollection.ordered(list, samePlaces ? this.keys : keys, Float64Array.from(ranks), this.shape, this.xml, this.held, asked, samePlaces ? this.places : undefined);
+    return new PublishedCollection(list, Float64Array.from(ranks), samePlaces ? this.keys : keys, this.shape, this.xml, this.held, asked, samePlaces ? this.places : undefined);
   }
 
   /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */
