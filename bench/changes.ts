@@ -41,6 +41,8 @@ export interface ChangesOptions {
 
 /** A port of its own, beyond those of the other benchmarks (18179 to about 18200) and the sync's, which may run on this machine meanwhile. */
 const PORT = 18_260;
+/** This build's server and the other's, with `--changes-against` (18261 is `--imports`'s). */
+const AGAINST_PORTS = [18_262, 18_263] as const;
 const FILMS = 400;
 const SESSIONS = 300;
 /** The synthetic sessions start on 1 January 2030, an hour apart. */
@@ -262,7 +264,7 @@ async function againstBaseline(baseline: string, catalogue: string, files: reado
       const database = join(work, `build-${index}.db`);
       const db = await openDatabase(parseDatabaseSpec(database));
       await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
-      const port = PORT + 1 + index;
+      const port = AGAINST_PORTS[index] as number;
       await requireFreePort(port);
       const logFile = join(work, `build-${index}.log`);
       const process = await startLogging([join(build, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile);
