@@ -17,7 +17,11 @@
  *   the database;
  * - the time from each commit to the first answer of the changed record with its change, the
  *   record asked every 2 ms.
+ *
+ * With `--changes-against DIR`, the CPU per change with its requests of this build and of the one
+ * built in DIR, measured in alternating rounds (see `againstBaseline`).
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +29,6 @@ import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-ca
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
-import type { ChildProcess } from 'node:child_process';
 import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, ROOT, sleep, startLogging, startMarquee, stop, waitUntilAnswering, writeResults } from './harness.js';
 import type { AlternatedCost, ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
 import { countRoundTrips } from './round-trips.js';
