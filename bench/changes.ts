@@ -29,7 +29,7 @@ import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-ca
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
-import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, ROOT, sleep, startLogging, startMarquee, stop, waitUntilAnswering, writeResults } from './harness.js';
+import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, ROOT, sleep, startLogging, stop, waitUntilAnswering, writeResults } from './harness.js';
 import type { AlternatedCost, ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
 import { countRoundTrips } from './round-trips.js';
 
@@ -57,7 +57,7 @@ async function cpuMs(pid: number): Promise<number> {
   return (await cpuSeconds(pid)) * 1000;
 }
 
-async function get(path: string, port = PORT): Promise<{ status: number; etag: string | null }> {
+async function get(path: string, port: number): Promise<{ status: number; etag: string | null }> {
   // Plain answers, as described above.
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'accept-encoding': 'identity' } });
   await response.arrayBuffer();
@@ -99,7 +99,7 @@ async function kindsOf(catalogue: string): Promise<ChangeKind[]> {
 }
 
 /** Every answer of the cinema, asked once, so that the server has published it all. */
-async function publishEverything(port = PORT): Promise<number> {
+async function publishEverything(port: number): Promise<number> {
   const paths: string[] = [];
   const ids: Record<string, string[]> = {
     '/v4/film': Array.from({ length: FILMS }, (_, index) => syntheticFilmId(index)),
@@ -167,12 +167,32 @@ async function follow(logFile: string): Promise<FollowedLog> {
   };
 }
 
-/** A server measured: its database, process, port and log. */
+/** A server measured: its database, process, port and log, and how many answers it published at its start. */
 interface MeasuredServer {
   readonly db: SqlClient;
+  readonly process: ChildProcess;
   readonly pid: number;
   readonly port: number;
   readonly log: FollowedLog;
+  readonly answersPublished: number;
+}
+
+/** A server of the build at `root` (a checkout, built) on `database`, holding the cinema of `files` with every answer published. */
+async function startMeasured(root: string, database: string, files: readonly string[], port: number, logFile: string): Promise<MeasuredServer> {
+  const db = await openDatabase(parseDatabaseSpec(database));
+  await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
+  await requireFreePort(port);
+  const process = await startLogging([join(root, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile);
+  const log = await follow(logFile);
+  await waitUntilAnswering(port, '/readyz');
+  const answersPublished = await publishEverything(port);
+  return { db, process, pid: process.pid as number, port, log, answersPublished };
+}
+
+async function stopMeasured(server: MeasuredServer): Promise<void> {
+  await server.log.close();
+  await stop(server.process);
+  await server.db.close();
 }
 
 /**
@@ -195,25 +215,18 @@ async function cpuPerChange(server: MeasuredServer, kind: ChangeKind, first: num
 
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
   const kind = parseDatabaseSpec(database).kind;
-  const db = await openDatabase(parseDatabaseSpec(database));
-  await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
-  const logFile = join(work, `server-${kind}.log`);
-  await requireFreePort(PORT);
-  const server = await startMarquee(database, logFile, [], [], PORT);
-  const log = await follow(logFile);
+  const server = await startMeasured(ROOT, database, files, PORT, join(work, `server-${kind}.log`));
+  const { db, pid } = server;
   try {
-    const pid = server.process.pid as number;
-    const measured: MeasuredServer = { db, pid, port: PORT, log };
-    const answers = await publishEverything();
     await sleep(2000);
     // What publishing everything logged is no change's.
-    await log.newLines();
+    await server.log.newLines();
     let index = 0;
     const costs: ChangeCost[] = [];
     for (const changeKind of await kindsOf(catalogue)) {
       const started = performance.now();
-      const cpuAloneMs = await cpuPerChange(measured, changeKind, index, options.changes, false);
-      const cpuPerChangeMs = await cpuPerChange(measured, changeKind, index + options.changes, options.changes, true);
+      const cpuAloneMs = await cpuPerChange(server, changeKind, index, options.changes, false);
+      const cpuPerChangeMs = await cpuPerChange(server, changeKind, index + options.changes, options.changes, true);
       index += 2 * options.changes;
       // As long a quiet time, per change: what the server spends anyway.
       const quietFrom = await cpuMs(pid);
@@ -224,10 +237,10 @@ async function changesOn(database: string, catalogue: string, files: readonly st
       const servedMs: number[] = [];
       for (let change = 0; change < options.changes; change++) {
         const { record, path } = changeKind.changed(index++);
-        const before = (await get(path)).etag;
+        const before = (await get(path, server.port)).etag;
         await commit(db, changeKind, record);
         const committed = performance.now();
-        for (const deadline = committed + 10_000; (await get(path)).etag === before; await sleep(2)) {
+        for (const deadline = committed + 10_000; (await get(path, server.port)).etag === before; await sleep(2)) {
           if (performance.now() > deadline) throw new Error(`the server did not serve a ${changeKind.name} change within 10 s`);
         }
         servedMs.push(performance.now() - committed);
@@ -241,11 +254,9 @@ async function changesOn(database: string, catalogue: string, files: readonly st
           (roundTrips === undefined ? '' : `; its transaction takes ${roundTrips} round trips to the database`),
       );
     }
-    return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: answers, costs };
+    return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: server.answersPublished, costs };
   } finally {
-    await log.close();
-    await stop(server.process);
-    await db.close();
+    await stopMeasured(server);
   }
 }
 
@@ -261,19 +272,10 @@ const ROUNDS_AGAINST = 8;
  * server of its own on a SQLite copy of the cinema, measured in alternating rounds.
  */
 async function againstBaseline(baseline: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<AlternatedCost[]> {
-  const servers: (MeasuredServer & { readonly build: string; readonly process: ChildProcess })[] = [];
+  const servers: MeasuredServer[] = [];
   try {
     for (const [index, build] of [ROOT, baseline].entries()) {
-      const database = join(work, `build-${index}.db`);
-      const db = await openDatabase(parseDatabaseSpec(database));
-      await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
-      const port = AGAINST_PORTS[index] as number;
-      await requireFreePort(port);
-      const logFile = join(work, `build-${index}.log`);
-      const process = await startLogging([join(build, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile);
-      servers.push({ build, db, pid: process.pid as number, port, log: await follow(logFile), process });
-      await waitUntilAnswering(port, '/readyz');
-      await publishEverything(port);
+      servers.push(await startMeasured(build, join(work, `build-${index}.db`), files, AGAINST_PORTS[index] as number, join(work, `build-${index}.log`)));
     }
     await sleep(2000);
     const costs: AlternatedCost[] = [];
@@ -296,11 +298,7 @@ async function againstBaseline(baseline: string, catalogue: string, files: reado
     }
     return costs;
   } finally {
-    for (const server of servers) {
-      await server.log.close();
-      await stop(server.process);
-      await server.db.close();
-    }
+    for (const server of servers) await stopMeasured(server);
   }
 }
 
