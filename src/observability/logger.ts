@@ -32,17 +32,25 @@ const FLUSH_INTERVAL_MS = 50;
  * more than they saved: each went through the thread pool, which takes turns with the server's
  * thread on a core of its own, and sonic-boom counts the bytes of the whole pending batch on each
  * line, so the batches that piled up while a write was under way cost more the longer they grew.
- * A batch leaves when it is full, at most FLUSH_INTERVAL_MS after its first line, and when the
- * process exits. A reader of the log slower than the server holds the server back, rather than
- * letting lines pile up in its memory.
+ * A batch leaves when it is full, at most FLUSH_INTERVAL_MS after its first line (a process with
+ * nothing to log is not woken to write nothing), and when the process exits. A reader of the log
+ * slower than the server holds the server back, rather than letting lines pile up in its memory.
  */
 function standardOutput(): DestinationStream {
   const destination = pino.destination({ dest: 1, sync: true, minLength: BATCH_BYTES });
-  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
   // flush rather than flushSync: a write that fails with EPIPE ends the log (pino then makes
   // writes no-ops) where flushSync would retry it for ever.
   process.once('exit', () => destination.flush());
-  return destination;
+  let flush: NodeJS.Timeout | undefined;
+  return {
+    write(line: string) {
+      destination.write(line);
+      flush ??= setTimeout(() => {
+        flush = undefined;
+        destination.flush();
+      }, FLUSH_INTERVAL_MS).unref();
+    },
+  };
 }
 
 export function createLogger(config: LogConfig): Logger {
