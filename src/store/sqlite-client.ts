@@ -67,6 +67,9 @@ export class SqliteClient implements SqlClient {
   private transactions = 0;
   /** Settles when the last transaction asked for has ended. */
   private lastTurn: Promise<void> = Promise.resolve();
+  /** Those told of other connections' commits, and the timer that looks for them while there are any. */
+  private readonly listeners = new Set<() => void>();
+  private commitCheck: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly db: DatabaseSync,
@@ -193,21 +196,34 @@ export class SqliteClient implements SqlClient {
 
   /**
    * SQLite cannot notify, but `PRAGMA data_version` moves whenever another connection commits,
-   * any import included: read every COMMIT_CHECK_MS, each move is a signal, whatever the channel.
-   * Nothing is missed while listening, so nothing is signalled when it starts.
+   * any import included: read every COMMIT_CHECK_MS while anyone listens, each move a signal to
+   * every listener, whatever the channel. One reading serves them all, so that a server is woken
+   * as often however many parts of it listen. Nothing is missed while listening, so nothing is
+   * signalled when it starts.
    */
   listen(_channel: string, onSignal: () => void): Subscription {
-    const dataVersion = (): unknown => this.statement('PRAGMA data_version', 'arrays').get()?.[0];
-    let seen = dataVersion();
-    const timer = setInterval(() => {
-      if (!this.db.isOpen) return;
-      const version = dataVersion();
-      if (version === seen) return;
-      seen = version;
-      onSignal();
-    }, COMMIT_CHECK_MS);
-    timer.unref();
-    return { close: async () => clearInterval(timer) };
+    // A function of its own: one listening twice is two listeners, each closed apart.
+    const listener = (): void => onSignal();
+    this.listeners.add(listener);
+    if (this.commitCheck === undefined) {
+      const dataVersion = (): unknown => this.statement('PRAGMA data_version', 'arrays').get()?.[0];
+      let seen = dataVersion();
+      this.commitCheck = setInterval(() => {
+        if (!this.db.isOpen) return;
+        const version = dataVersion();
+        if (version === seen) return;
+        seen = version;
+        for (const signal of this.listeners) signal();
+      }, COMMIT_CHECK_MS).unref();
+    }
+    return {
+      close: async () => {
+        this.listeners.delete(listener);
+        if (this.listeners.size > 0) return;
+        clearInterval(this.commitCheck);
+        this.commitCheck = undefined;
+      },
+    };
   }
 
   async close(): Promise<void> {
