@@ -33,8 +33,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
+import { scriptOptions } from '../scripts/script-options.js';
 import type { CapturedResponse } from './ceiling-server.js';
 import {
   beginRun,
@@ -80,8 +81,8 @@ interface FastifyApp extends Baseline {
 const PLAIN: FastifyApp = { name: 'plain fastify', port: 18_180, args: [] };
 const FLOOR: FastifyApp = { name: 'fastify floor', port: 18_179, args: ['--floor'] };
 
-const { values: options } = parseArgs({
-  options: {
+const options = scriptOptions(
+  {
     duration: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '9' },
     connections: { type: 'string', default: '64' },
@@ -124,7 +125,8 @@ const { values: options } = parseArgs({
     'webhooks-database': { type: 'string' },
     'webhooks-baseline': { type: 'boolean', default: false },
   },
-});
+  'usage: npm run bench [-- OPTIONS]; the options and what each scenario measures are in bench/README.md',
+);
 const ROUNDS: Rounds = { duration: Number(options.duration), rounds: Number(options.rounds), connections: Number(options.connections) };
 const sizeList = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
 /** Catalogue sizes at which Marquee is measured against the ceiling. */

@@ -14,12 +14,12 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { FILM_FORMATS, ROLES, STATUSES, type Film, type FilmPackage, type PackageFilm, type Person } from '../src/catalogue/model.js';
 import type { FormatName } from '../src/formats/representation.js';
 import { jsonRecord } from '../src/formats/json-writer.js';
 import { FILM_SHAPE, PACKAGE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import { XmlWriter, arrayEnd, xmlChildren, xmlListItem } from '../src/formats/xml-writer.js';
+import { scriptOptions } from './script-options.js';
 
 export interface SyntheticCatalogueOptions {
   readonly films: number;
@@ -225,8 +225,8 @@ async function writeSyntheticCustomers(customers: number, options: SyntheticCata
 const USAGE = 'usage: npm run gen -- --films N --out DIR [--customers N] [--packages N] [--sessions N] [--format json|xml] [--seed N]';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
+  const values = scriptOptions(
+    {
       films: { type: 'string' },
       packages: { type: 'string' },
       out: { type: 'string' },
@@ -234,15 +234,22 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       customers: { type: 'string' },
       sessions: { type: 'string' },
+      help: { type: 'boolean' },
     },
-  });
+    USAGE,
+  );
+  if (values.help === true) {
+    console.log(USAGE);
+    return;
+  }
   const films = Number(values.films);
   const customers = values.customers === undefined ? undefined : Number(values.customers);
   const format = values.format ?? 'json';
   const customersValid = customers === undefined || (Number.isInteger(customers) && customers >= 1);
   const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
   const sessionsValid = sessions === undefined || (Number.isInteger(sessions) && sessions >= 0 && format === 'json');
-  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml') || !customersValid || !sessionsValid) {
+  const count = (text: string | undefined): boolean => text === undefined || (Number.isInteger(Number(text)) && Number(text) >= 0);
+  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml') || !customersValid || !sessionsValid || !count(values.packages) || !count(values.seed)) {
     console.error(USAGE);
     process.exit(2);
   }
