@@ -43,7 +43,8 @@ export function sessionOrder(session: Session): ListOrder {
 export class WebSessions {
   private current: { readonly list: Representations; readonly until: number } | undefined;
 
-  private readonly byId: ReadonlyMap<string, OnSale>;
+  /** The sessions by id, made on the first request of one: a change need not index every session again. */
+  private byId: ReadonlyMap<string, OnSale> | undefined;
 
   private constructor(
     /** In the order of sessions. */
@@ -51,9 +52,7 @@ export class WebSessions {
     private readonly clock: ZoneClock | undefined,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
-  ) {
-    this.byId = new Map(sessions.map((session) => [session.id, session]));
-  }
+  ) {}
 
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<WebSessions> {
     const clock = clockOf(snapshot.site);
@@ -104,6 +103,7 @@ export class WebSessions {
 
   /** The session if it is on sale at `now`. */
   item(id: string, now: number): Representations | undefined {
+    this.byId ??= new Map(this.sessions.map((session) => [session.id, session]));
     const session = this.byId.get(id);
     return session !== undefined && session.cutOff > now ? session.item : undefined;
   }
