@@ -293,6 +293,15 @@ function withChanges<Key, Value, T>(map: ReadonlyMap<Key, Value>, touched: Reado
   return next;
 }
 
+/** The features of `features` that `kept` keeps, by the same keys. */
+function keptFeatures(features: ReadonlyMap<string, Feature>, kept: (feature: Feature) => boolean): Map<string, Feature> {
+  const keptByKey = new Map<string, Feature>();
+  features.forEach((feature, key) => {
+    if (kept(feature)) keptByKey.set(key, feature);
+  });
+  return keptByKey;
+}
+
 /** The films of the features of `showings`, by id. */
 function shownFilms(showings: readonly Showing[]): Map<string, Film> {
   const films = new Map<string, Film>();
@@ -408,19 +417,21 @@ export class Showings {
     const packages = withChanges(this.packages, touched.packages, records.packages, (filmPackage) => filmPackage.id, (filmPackage) => filmPackage);
     const featuresChanged = touched.films.size + touched.packages.size > 0;
     // Features none of whose records changed are kept as they are.
-    const unchanged = (feature: Feature): boolean =>
-      !featuresChanged || (!touched[`${feature.kind}s`].has(String(feature.id)) && !feature.films.some((film) => touched.films.has(film.id)));
+    const touchedFilm = (film: Film): boolean => touched.films.has(film.id);
+    const unchanged = (feature: Feature): boolean => !featuresChanged || (!touched[`${feature.kind}s`].has(String(feature.id)) && !feature.films.some(touchedFilm));
     const index = new FeatureIndex(
       withChanges(this.index.films, touched.films, records.films, (film) => film.id, (film) => film),
       packages,
-      new Map([...this.index.features].filter(([, feature]) => unchanged(feature))),
+      // A feature is made from its films and package: while none of those changed, each made so far
+      // is as it would be made now, and the programme before shares its index.
+      featuresChanged ? keptFeatures(this.index.features, unchanged) : this.index.features,
     );
+    const current = (badge: AttributeBadge): boolean => placing.badges.get(badge.id) === badge;
     const remade = (showing: Showing): Showing => {
       const feature = unchanged(showing.feature) ? showing.feature : index.byKey(featureKey(showing.feature.kind, showing.feature.id), showing.feature.id);
       const screen = placing.screens.get(showing.screen.id) as ScreenName;
+      if (feature === showing.feature && screen === showing.screen && showing.attributes.every(current)) return showing;
       const attributes = showing.attributes.map((badge) => placing.badges.get(badge.id) as AttributeBadge);
-      const same = feature === showing.feature && screen === showing.screen && attributes.every((badge, place) => badge === showing.attributes[place]);
-      if (same) return showing;
       const reading = sessionReading(attributes.map(({ id }) => id), placing.readings);
       return { ...showing, feature, screen, attributes, access: reading.terms, subtitleLanguage: reading.subtitleLanguage };
     };
@@ -466,9 +477,10 @@ export class Showings {
   }
 }
 
+/** Whether `showing` is one `query` asks for; each filter left empty (most answers') is passed over without a look. */
 function matches(showing: Showing, query: ShowtimesQuery): boolean {
   if (query.films.length > 0 && !showing.feature.films.some((film) => query.films.includes(film.id))) return false;
   if (query.screens.length > 0 && !query.screens.includes(showing.screen.id)) return false;
-  if (!query.access.every((term) => showing.access.includes(term))) return false;
-  return query.attributes.every((id) => showing.attributes.some((attribute) => attribute.id === id));
+  if (query.access.length > 0 && !query.access.every((term) => showing.access.includes(term))) return false;
+  return query.attributes.length === 0 || query.attributes.every((id) => showing.attributes.some((attribute) => attribute.id === id));
 }
