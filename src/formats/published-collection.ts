@@ -90,27 +90,34 @@ export class PublishedCollection {
    * What it holds is counted from now on in `whole`, the catalogue that replaces this one's.
    */
   changed(touched: ReadonlySet<string>, written: readonly OrderedRecord[], whole: HeldBytes): PublishedCollection {
-    // The records kept, in their order, merged with those written, in theirs.
+    // The records kept, in their order, merged with those written, in theirs: each place's
+    // source (a place in this list, or -1 - the index of a record written) and rank, and its key
+    // in a list of their own only once one differs from the key at that place before.
     const incoming = [...written].sort(compareOrder);
-    const from: number[] = [];
-    const keys: (string | number)[] = [];
-    const ranks: number[] = [];
+    const most = this.keys.length + incoming.length;
+    const from = new Int32Array(most);
+    const ranks = new Float64Array(most);
+    let keys: (string | number)[] | undefined;
+    let size = 0;
+    const put = (source: number, key: string | number, rank: number): void => {
+      if (keys === undefined && key !== this.keys[size]) keys = this.keys.slice(0, size);
+      keys?.push(key);
+      from[size] = source;
+      ranks[size++] = rank;
+    };
     let next = 0;
     const putWritten = (): void => {
       const record = incoming[next] as OrderedRecord;
-      from.push(-1 - next++);
-      keys.push(record.key);
-      ranks.push(record.rank);
+      put(-1 - next++, record.key, record.rank);
     };
     this.keys.forEach((key, place) => {
       if (touched.has(String(key))) return;
       const rank = this.ranks[place] as number;
       while (next < incoming.length && compareOrder(incoming[next] as OrderedRecord, { rank, key }) < 0) putWritten();
-      from.push(place);
-      keys.push(key);
-      ranks.push(rank);
+      put(place, key, rank);
     });
     while (next < incoming.length) putWritten();
+    if (keys === undefined && size < this.keys.length) keys = this.keys.slice(0, size);
 
     const asked = new Map(this.asked);
     for (const key of touched) {
@@ -122,10 +129,9 @@ export class PublishedCollection {
     this.held.moveInto(whole);
     // This list is let go for the one made now.
     this.held.add(-(this.list.bytes + this.keys.length * BYTES_PER_RECORD));
-    const list = this.list.rearranged(Int32Array.from(from), incoming.map((record) => record.written), this.held);
-    // A change that leaves every record in its place (a session's seats, a film's title) keeps the index of places.
-    const samePlaces = keys.length === this.keys.length && keys.every((key, place) => key === this.keys[place]);
-    return new PublishedCollection(list, Float64Array.from(ranks), samePlaces ? this.keys : keys, this.shape, this.xml, this.held, asked, samePlaces ? this.places : undefined);
+    const list = this.list.rearranged(from.subarray(0, size), incoming.map((record) => record.written), this.held);
+    // A change that leaves every record in its place (a session's seats, a film's title) keeps the keys and the index of places.
+    return new PublishedCollection(list, ranks.subarray(0, size), keys ?? this.keys, this.shape, this.xml, this.held, asked, keys === undefined ? this.places : undefined);
   }
 
   /** Counts what the collection holds in `whole` from now on: the catalogue that replaces its own holds it as it is. */
