@@ -14,12 +14,13 @@
  *   site or a CDN revalidating would (plain answers: a CDN takes the compressed forms too, but the
  *   large ones are compressed in the thread pool in the background, which this leaves out). The
  *   server's CPU over as long a quiet time is given beside it: what it spends anyway, looking at
- *   the database;
+ *   the database; and first, over IDLE_SECONDS, its CPU with nothing to do, in percent of a core;
  * - the time from each commit to the first answer of the changed record with its change, the
  *   record asked every 2 ms.
  *
  * With `--changes-against DIR`, the CPU per change with its requests of this build and of the one
- * built in DIR, measured in alternating rounds (see `againstBaseline`).
+ * built in DIR, measured in alternating rounds (see `againstBaseline`), and both servers' CPU with
+ * nothing to do over the same seconds.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
@@ -30,7 +31,7 @@ import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 import { beginRun, cpuSeconds, MACHINE, median, preparePostgres, requireFreePort, requireTool, ROOT, sleep, startLogging, stop, waitUntilAnswering, writeResults } from './harness.js';
-import type { AlternatedCost, ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
+import type { AlternatedCost, AlternatedIdle, ChangeCost, ChangesResult, ChangesRunResults } from './results.js';
 import { countRoundTrips } from './round-trips.js';
 
 export interface ChangesOptions {
@@ -56,6 +57,9 @@ const MOVE_SESSIONS_BY_DAYS = Math.round((Date.parse(new Date().toISOString().sl
 async function cpuMs(pid: number): Promise<number> {
   return (await cpuSeconds(pid)) * 1000;
 }
+
+/** How long a server is left with nothing to do, to see what it spends anyway. */
+const IDLE_SECONDS = 15;
 
 async function get(path: string, port: number): Promise<{ status: number; etag: string | null }> {
   // Plain answers, as described above.
@@ -189,6 +193,14 @@ async function startMeasured(root: string, database: string, files: readonly str
   return { db, process, pid: process.pid as number, port, log, answersPublished };
 }
 
+/** The CPU each of `servers` spends over the same IDLE_SECONDS with nothing asked of it, in percent of a core. */
+async function idleCpuPercent(servers: readonly MeasuredServer[]): Promise<number[]> {
+  const from = await Promise.all(servers.map((server) => cpuMs(server.pid)));
+  await sleep(IDLE_SECONDS * 1000);
+  const to = await Promise.all(servers.map((server) => cpuMs(server.pid)));
+  return to.map((ms, index) => ((ms - (from[index] as number)) / (IDLE_SECONDS * 1000)) * 100);
+}
+
 async function stopMeasured(server: MeasuredServer): Promise<void> {
   await server.log.close();
   await stop(server.process);
@@ -219,6 +231,8 @@ async function changesOn(database: string, catalogue: string, files: readonly st
   const { db, pid } = server;
   try {
     await sleep(2000);
+    const [idlePercent = 0] = await idleCpuPercent([server]);
+    console.log(`${kind}: with nothing to do, every answer published, the server spends ${idlePercent.toFixed(2)} % of a core`);
     // What publishing everything logged is no change's.
     await server.log.newLines();
     let index = 0;
@@ -254,7 +268,7 @@ async function changesOn(database: string, catalogue: string, files: readonly st
           (roundTrips === undefined ? '' : `; its transaction takes ${roundTrips} round trips to the database`),
       );
     }
-    return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: server.answersPublished, costs };
+    return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: server.answersPublished, idleCpuPercent: idlePercent, costs };
   } finally {
     await stopMeasured(server);
   }
@@ -269,15 +283,25 @@ const ROUNDS_AGAINST = 8;
 
 /**
  * The CPU per change with its requests of this build and of the one built at `baseline`, each a
- * server of its own on a SQLite copy of the cinema, measured in alternating rounds.
+ * server of its own on a SQLite copy of the cinema, measured in alternating rounds; and first what
+ * each spends with nothing to do, over the same seconds.
  */
-async function againstBaseline(baseline: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<AlternatedCost[]> {
+async function againstBaseline(
+  baseline: string,
+  catalogue: string,
+  files: readonly string[],
+  options: ChangesOptions,
+  work: string,
+): Promise<{ readonly idle: AlternatedIdle; readonly costs: AlternatedCost[] }> {
   const servers: MeasuredServer[] = [];
   try {
     for (const [index, build] of [ROOT, baseline].entries()) {
       servers.push(await startMeasured(build, join(work, `build-${index}.db`), files, AGAINST_PORTS[index] as number, join(work, `build-${index}.log`)));
     }
     await sleep(2000);
+    const [thisBuild = 0, baselineBuild = 0] = await idleCpuPercent(servers);
+    const idle = { baseline, idleCpuPercent: thisBuild, baselineIdleCpuPercent: baselineBuild };
+    console.log(`against ${baseline}: with nothing to do, this build's server spends ${thisBuild.toFixed(2)} % of a core, the baseline's ${baselineBuild.toFixed(2)} %`);
     const costs: AlternatedCost[] = [];
     let index = 0;
     for (const kind of await kindsOf(catalogue)) {
@@ -296,7 +320,7 @@ async function againstBaseline(baseline: string, catalogue: string, files: reado
           `(medians of ${ROUNDS_AGAINST} rounds of ${options.changes} each, in turn: ${thisBuild.map((ms) => ms.toFixed(1)).join(' ')} against ${baselineBuild.map((ms) => ms.toFixed(1)).join(' ')})`,
       );
     }
-    return costs;
+    return { idle, costs };
   } finally {
     for (const server of servers) await stopMeasured(server);
   }
@@ -318,7 +342,7 @@ export async function benchChanges(options: ChangesOptions): Promise<void> {
     const results: ChangesResult[] = [];
     for (const database of databases) results.push(await changesOn(database, catalogue, files, options, work));
     const against = options.against === undefined ? undefined : await againstBaseline(options.against, catalogue, files, options, work);
-    const runResults: ChangesRunResults = { ...run.header(), changes: results, against };
+    const runResults: ChangesRunResults = { ...run.header(), changes: results, against: against?.costs, idleAgainst: against?.idle };
     console.log(`results written to ${await writeResults(run.started, runResults, 'changes')}`);
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -194,6 +194,8 @@ export interface ChangesResult {
   readonly films: number;
   readonly sessions: number;
   readonly answersPublished: number;
+  /** The server's CPU with nothing asked of it and nothing changing, every answer published, in percent of a core. */
+  readonly idleCpuPercent: number;
   readonly costs: readonly ChangeCost[];
 }
 
@@ -210,7 +212,15 @@ export interface AlternatedCost {
   readonly baselineCpuPerChangeMs: number;
 }
 
+/** This build's server and another's left with nothing to do over the same seconds (`--changes-against`), in percent of a core. */
+export interface AlternatedIdle {
+  readonly baseline: string;
+  readonly idleCpuPercent: number;
+  readonly baselineIdleCpuPercent: number;
+}
+
 export interface ChangesRunResults extends RunHeader {
   readonly changes: readonly ChangesResult[];
   readonly against?: readonly AlternatedCost[] | undefined;
+  readonly idleAgainst?: AlternatedIdle | undefined;
 }
