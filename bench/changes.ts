@@ -18,9 +18,10 @@
  * - the time from each commit to the first answer of the changed record with its change, the
  *   record asked every 2 ms.
  *
- * With `--changes-against DIR`, the CPU per change with its requests of this build and of the one
- * built in DIR, measured in alternating rounds (see `againstBaseline`), and both servers' CPU with
- * nothing to do over the same seconds.
+ * `--changes-node-flags` starts every server measured on a Node.js with those flags (V8's heap
+ * sizes, say). With `--changes-against DIR`, the CPU per change with its requests of this build and
+ * of the one built in DIR, measured in alternating rounds (see `againstBaseline`), and both
+ * servers' CPU with nothing to do over the same seconds.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
@@ -41,6 +42,8 @@ export interface ChangesOptions {
   readonly postgres: string | undefined;
   /** Another build (a checkout, built) whose CPU per change is measured in turn with this one's, on SQLite. */
   readonly against: string | undefined;
+  /** Flags of the Node.js that runs every server measured, such as V8's heap sizes. */
+  readonly nodeFlags: readonly string[];
 }
 
 /** A port of its own, beyond those of the other benchmarks (18179 to about 18200) and the sync's, which may run on this machine meanwhile. */
@@ -182,11 +185,11 @@ interface MeasuredServer {
 }
 
 /** A server of the build at `root` (a checkout, built) on `database`, holding the cinema of `files` with every answer published. */
-async function startMeasured(root: string, database: string, files: readonly string[], port: number, logFile: string): Promise<MeasuredServer> {
+async function startMeasured(root: string, database: string, files: readonly string[], port: number, logFile: string, nodeFlags: readonly string[]): Promise<MeasuredServer> {
   const db = await openDatabase(parseDatabaseSpec(database));
   await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
   await requireFreePort(port);
-  const process = await startLogging([join(root, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile);
+  const process = await startLogging([join(root, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile, nodeFlags);
   const log = await follow(logFile);
   await waitUntilAnswering(port, '/readyz');
   const answersPublished = await publishEverything(port);
@@ -227,7 +230,7 @@ async function cpuPerChange(server: MeasuredServer, kind: ChangeKind, first: num
 
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
   const kind = parseDatabaseSpec(database).kind;
-  const server = await startMeasured(ROOT, database, files, PORT, join(work, `server-${kind}.log`));
+  const server = await startMeasured(ROOT, database, files, PORT, join(work, `server-${kind}.log`), options.nodeFlags);
   const { db, pid } = server;
   try {
     await sleep(2000);
@@ -296,7 +299,7 @@ async function againstBaseline(
   const servers: MeasuredServer[] = [];
   try {
     for (const [index, build] of [ROOT, baseline].entries()) {
-      servers.push(await startMeasured(build, join(work, `build-${index}.db`), files, AGAINST_PORTS[index] as number, join(work, `build-${index}.log`)));
+      servers.push(await startMeasured(build, join(work, `build-${index}.db`), files, AGAINST_PORTS[index] as number, join(work, `build-${index}.log`), options.nodeFlags));
     }
     await sleep(2000);
     const [thisBuild = 0, baselineBuild = 0] = await idleCpuPercent(servers);

@@ -108,6 +108,7 @@ const options = scriptOptions(
     'changes-count': { type: 'string', default: '40' },
     'changes-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_changes' },
     'changes-against': { type: 'string' },
+    'changes-node-flags': { type: 'string', default: '' },
     images: { type: 'boolean', default: false },
     'images-seconds': { type: 'string', default: '15' },
     sync: { type: 'boolean', default: false },
@@ -274,6 +275,7 @@ if (options.changes) {
     changes: Number(options['changes-count']),
     postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'],
     against: options['changes-against'],
+    nodeFlags: options['changes-node-flags'].split(' ').filter((flag) => flag !== ''),
   });
 } else if (options.webhooks) {
   await benchWebhooks({
