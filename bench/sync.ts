@@ -184,7 +184,8 @@ async function changeEverySession(database: string, customers: readonly Customer
   const db = await openDatabase(parseDatabaseSpec(database));
   try {
     for (const { key } of customers) {
-      await importFiles(db, { customer: key, files: [file], replace: false });
+      // Named a file of sessions, the import compares them alone, not the films too, as a file of any kind would need.
+      await importFiles(db, { customer: key, files: [{ file, name: file, kind: 'session' }], replace: false });
       onCommit({ customer: key, seats, committedAt: performance.now() });
     }
   } finally {
