@@ -12,9 +12,9 @@
  *   change published alone, and then again with one request of each list it touches and of the
  *   week's programme, as a
  *   site or a CDN revalidating would (plain answers: a CDN takes the compressed forms too, but the
- *   large ones are compressed in the thread pool in the background, which this leaves out). The
- *   server's CPU over as long a quiet time is given beside it: what it spends anyway, looking at
- *   the database; and first, over IDLE_SECONDS, its CPU with nothing to do, in percent of a core;
+ *   large ones are compressed in the thread pool in the background, which this leaves out). What
+ *   it spends anyway in as long a time, looking at the database, is given beside it, from its CPU
+ *   with nothing to do, measured first over IDLE_SECONDS in percent of a core;
  * - the time from each commit to the first answer of the changed record with its change, the
  *   record asked every 2 ms.
  *
@@ -231,7 +231,7 @@ async function cpuPerChange(server: MeasuredServer, kind: ChangeKind, first: num
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
   const kind = parseDatabaseSpec(database).kind;
   const server = await startMeasured(ROOT, database, files, PORT, join(work, `server-${kind}.log`), options.nodeFlags);
-  const { db, pid } = server;
+  const { db } = server;
   try {
     await sleep(2000);
     const [idlePercent = 0] = await idleCpuPercent([server]);
@@ -245,10 +245,8 @@ async function changesOn(database: string, catalogue: string, files: readonly st
       const cpuAloneMs = await cpuPerChange(server, changeKind, index, options.changes, false);
       const cpuPerChangeMs = await cpuPerChange(server, changeKind, index + options.changes, options.changes, true);
       index += 2 * options.changes;
-      // As long a quiet time, per change: what the server spends anyway.
-      const quietFrom = await cpuMs(pid);
-      await sleep((performance.now() - started) / 2);
-      const idlePerChangeMs = ((await cpuMs(pid)) - quietFrom) / options.changes;
+      // What the server spends anyway in the time a change took, at its idle rate.
+      const idlePerChangeMs = (idlePercent / 100) * ((performance.now() - started) / (2 * options.changes));
 
       // Time to serve: each change's record asked every 2 ms from its commit until it is served changed.
       const servedMs: number[] = [];

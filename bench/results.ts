@@ -180,7 +180,7 @@ export interface ChangeCost {
   readonly cpuAloneMs: number;
   /** The server's CPU per change: published, then its lists and the week's programme asked once. */
   readonly cpuPerChangeMs: number;
-  /** The server's CPU over as long a quiet time, per change: what it spends anyway. */
+  /** What the server spends anyway in the time a change took, at its idle CPU (`ChangesResult.idleCpuPercent`). */
   readonly idleCpuPerChangeMs: number;
   /** From the commit to the first answer with the change. */
   readonly servedP50Ms: number;
