@@ -14,7 +14,8 @@
  *   site or a CDN revalidating would (plain answers: a CDN takes the compressed forms too, but the
  *   large ones are compressed in the thread pool in the background, which this leaves out). What
  *   it spends anyway in as long a time, looking at the database, is given beside it, from its CPU
- *   with nothing to do, measured first over IDLE_SECONDS in percent of a core;
+ *   with nothing to do, measured first over IDLE_SECONDS in percent of a core; and the full
+ *   garbage collections the server made meanwhile, most of what a change costs when they come;
  * - the time from each commit to the first answer of the changed record with its change, the
  *   record asked every 2 ms.
  *
@@ -210,11 +211,25 @@ async function stopMeasured(server: MeasuredServer): Promise<void> {
   await server.db.close();
 }
 
+/** The full garbage collections the server has made since it started, as its /metrics tells (none before its first). */
+async function fullCollections(port: number): Promise<number> {
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  if (!metrics.includes('# TYPE nodejs_gc_duration_seconds ')) throw new Error('the server\'s /metrics counts no garbage collections');
+  return Number(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+}
+
+/** What a run of changes cost the server: its CPU per change, and the full garbage collections it made meanwhile. */
+interface RunCost {
+  readonly cpuMs: number;
+  readonly fullCollections: number;
+}
+
 /**
  * Commits `count` changes of `kind`, from its `first`th on, each published (its log line seen)
- * and then, `withRequests`, its lists and the programme asked once: the server's CPU per change.
+ * and then, `withRequests`, its lists and the programme asked once.
  */
-async function cpuPerChange(server: MeasuredServer, kind: ChangeKind, first: number, count: number, withRequests: boolean): Promise<number> {
+async function costOfChanges(server: MeasuredServer, kind: ChangeKind, first: number, count: number, withRequests: boolean): Promise<RunCost> {
+  const collectionsBefore = await fullCollections(server.port);
   const from = await cpuMs(server.pid);
   for (let change = first; change < first + count; change++) {
     await commit(server.db, kind, kind.changed(change).record);
@@ -225,7 +240,8 @@ async function cpuPerChange(server: MeasuredServer, kind: ChangeKind, first: num
     }
     if (withRequests) for (const path of kind.paths) await get(path, server.port);
   }
-  return ((await cpuMs(server.pid)) - from) / count;
+  const cpu = ((await cpuMs(server.pid)) - from) / count;
+  return { cpuMs: cpu, fullCollections: (await fullCollections(server.port)) - collectionsBefore };
 }
 
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
@@ -242,8 +258,8 @@ async function changesOn(database: string, catalogue: string, files: readonly st
     const costs: ChangeCost[] = [];
     for (const changeKind of await kindsOf(catalogue)) {
       const started = performance.now();
-      const cpuAloneMs = await cpuPerChange(server, changeKind, index, options.changes, false);
-      const cpuPerChangeMs = await cpuPerChange(server, changeKind, index + options.changes, options.changes, true);
+      const alone = await costOfChanges(server, changeKind, index, options.changes, false);
+      const withRequests = await costOfChanges(server, changeKind, index + options.changes, options.changes, true);
       index += 2 * options.changes;
       // What the server spends anyway in the time a change took, at its idle rate.
       const idlePerChangeMs = (idlePercent / 100) * ((performance.now() - started) / (2 * options.changes));
@@ -261,10 +277,19 @@ async function changesOn(database: string, catalogue: string, files: readonly st
         servedMs.push(performance.now() - committed);
       }
       const roundTrips = kind === 'postgres' ? await roundTripsOf(database, (through) => commit(through, changeKind, changeKind.changed(index++).record)) : undefined;
-      const cost: ChangeCost = { kind: changeKind.name, changes: options.changes, cpuAloneMs, cpuPerChangeMs, idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs), servedMaxMs: Math.max(...servedMs), roundTrips };
+      const cost: ChangeCost = {
+        kind: changeKind.name,
+        changes: options.changes,
+        cpuAloneMs: alone.cpuMs,
+        cpuPerChangeMs: withRequests.cpuMs,
+        fullCollections: withRequests.fullCollections,
+        idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs),
+        servedMaxMs: Math.max(...servedMs),
+        roundTrips,
+      };
       costs.push(cost);
       console.log(
-        `${kind}: a ${cost.kind} change costs the server ${cost.cpuPerChangeMs.toFixed(1)} ms of CPU with its requests, ${cost.cpuAloneMs.toFixed(1)} ms without (${cost.idleCpuPerChangeMs.toFixed(1)} ms of it spent anyway, quiet); ` +
+        `${kind}: a ${cost.kind} change costs the server ${cost.cpuPerChangeMs.toFixed(1)} ms of CPU with its requests (full garbage collections meanwhile: ${cost.fullCollections}), ${cost.cpuAloneMs.toFixed(1)} ms without (${cost.idleCpuPerChangeMs.toFixed(1)} ms of it spent anyway, quiet); ` +
           `served ${cost.servedP50Ms.toFixed(1)} ms after its commit at the median, ${cost.servedMaxMs.toFixed(1)} ms at most` +
           (roundTrips === undefined ? '' : `; its transaction takes ${roundTrips} round trips to the database`),
       );
@@ -310,7 +335,7 @@ async function againstBaseline(
       for (let round = 0; round < ROUNDS_AGAINST; round++) {
         for (const [place, server] of servers.entries()) {
           await server.log.newLines();
-          rounds[place]?.push(await cpuPerChange(server, kind, index, options.changes, true));
+          rounds[place]?.push((await costOfChanges(server, kind, index, options.changes, true)).cpuMs);
           index += options.changes;
         }
       }

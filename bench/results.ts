@@ -180,6 +180,8 @@ export interface ChangeCost {
   readonly cpuAloneMs: number;
   /** The server's CPU per change: published, then its lists and the week's programme asked once. */
   readonly cpuPerChangeMs: number;
+  /** The full garbage collections the server made over those changes with their requests. */
+  readonly fullCollections: number;
   /** What the server spends anyway in the time a change took, at its idle CPU (`ChangesResult.idleCpuPercent`). */
   readonly idleCpuPerChangeMs: number;
   /** From the commit to the first answer with the change. */
