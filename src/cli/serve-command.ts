@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkServerTimeouts, resolveSettings } from '../config.js';
+import { setMarkingTriggers } from '../server/marking-triggers.js';
 import { closeOnSignals, startServer } from '../server/serve.js';
 import { commandHelp, parseCommand, type CommandSpec } from './command.js';
 import { expandInputs } from './input-files.js';
@@ -65,6 +66,7 @@ export async function runServe(args: readonly string[]): Promise<number | undefi
   const seedFiles = typeof seed === 'string' ? await expandInputs([seed]) : [];
   const seedPictures = typeof seed === 'string' ? join(seed, SEED_PICTURES) : undefined;
   const withPictures = seedPictures !== undefined && (await stat(seedPictures).catch(() => undefined))?.isDirectory() === true;
+  setMarkingTriggers();
   closeOnSignals(await startServer({ settings, seedFiles, seedToday: parsed.values['seed-today'] === true, seedPictures: withPictures ? seedPictures : undefined }));
   // Keeps running until a signal.
   return undefined;

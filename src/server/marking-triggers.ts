@@ -1,0 +1,24 @@
+/**
+ * When a server's V8 begins to mark its old generation for a full collection. By its own rule V8
+ * begins as soon as the old generation's room (its limit less its size) is smaller than what the
+ * young generation could promote. A server's young generation grows to its largest while its
+ * first catalogues are built, and stays so; and V8 sets the limit of a process that allocates as
+ * slowly as a server between changes at about 1.1 times what is live. The room is then smaller
+ * from the start, and marking begins again right after each full collection: one every half
+ * second while changes come, whatever they allocate, half of what a film change cost in
+ * `npm run bench -- --changes` (bench/README.md, "The storms, explained again"). Begun instead
+ * once half the room the last collection left is used, and at once from 90 %, marking follows
+ * what the server allocates. The limits, and so how large the heap may grow, stay V8's own.
+ */
+import { setFlagsFromString } from 'node:v8';
+
+const TRIGGERS = { '--incremental-marking-soft-trigger': 50, '--incremental-marking-hard-trigger': 90 };
+
+/**
+ * Sets the triggers, unless the process was started with its own. V8 reads them each time it
+ * decides whether to begin marking, so they take effect once set.
+ */
+export function setMarkingTriggers(): void {
+  if (process.execArgv.some((flag) => flag.startsWith('--incremental-marking-'))) return;
+  for (const [flag, percent] of Object.entries(TRIGGERS)) setFlagsFromString(`${flag}=${percent}`);
+}
