@@ -283,7 +283,8 @@ async function changesOn(database: string, catalogue: string, files: readonly st
         cpuAloneMs: alone.cpuMs,
         cpuPerChangeMs: withRequests.cpuMs,
         fullCollections: withRequests.fullCollections,
-        idleCpuPerChangeMs: idlePerChangeMs, servedP50Ms: median(servedMs),
+        idleCpuPerChangeMs: idlePerChangeMs,
+        servedP50Ms: median(servedMs),
         servedMaxMs: Math.max(...servedMs),
         roundTrips,
       };

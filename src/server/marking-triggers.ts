@@ -19,6 +19,8 @@ const TRIGGERS = { '--incremental-marking-soft-trigger': 50, '--incremental-mark
  * decides whether to begin marking, so they take effect once set.
  */
 export function setMarkingTriggers(): void {
-  if (process.execArgv.some((flag) => flag.startsWith('--incremental-marking-'))) return;
+  // V8 takes its flags' words joined by dashes or by underscores.
+  const own = process.execArgv.map((flag) => flag.replaceAll('_', '-'));
+  if (Object.keys(TRIGGERS).some((trigger) => own.some((flag) => flag.startsWith(trigger)))) return;
   for (const [flag, percent] of Object.entries(TRIGGERS)) setFlagsFromString(`${flag}=${percent}`);
 }
