@@ -240,8 +240,8 @@ async function costOfChanges(server: MeasuredServer, kind: ChangeKind, first: nu
     }
     if (withRequests) for (const path of kind.paths) await get(path, server.port);
   }
-  const cpu = ((await cpuMs(server.pid)) - from) / count;
-  return { cpuMs: cpu, fullCollections: (await fullCollections(server.port)) - collectionsBefore };
+  const cpuPerChange = ((await cpuMs(server.pid)) - from) / count;
+  return { cpuMs: cpuPerChange, fullCollections: (await fullCollections(server.port)) - collectionsBefore };
 }
 
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {

@@ -245,11 +245,20 @@ async function main(): Promise<void> {
   const films = Number(values.films);
   const customers = values.customers === undefined ? undefined : Number(values.customers);
   const format = values.format ?? 'json';
-  const customersValid = customers === undefined || (Number.isInteger(customers) && customers >= 1);
   const sessions = values.sessions === undefined ? undefined : Number(values.sessions);
-  const sessionsValid = sessions === undefined || (Number.isInteger(sessions) && sessions >= 0 && format === 'json');
-  const count = (text: string | undefined): boolean => text === undefined || (Number.isInteger(Number(text)) && Number(text) >= 0);
-  if (!Number.isInteger(films) || films < 0 || !values.out || (format !== 'json' && format !== 'xml') || !customersValid || !sessionsValid || !count(values.packages) || !count(values.seed)) {
+  /** Whether `text`, when given, is a whole number of at least `least`. */
+  const atLeast = (text: string | undefined, least: number): boolean => text === undefined || (Number.isInteger(Number(text)) && Number(text) >= least);
+  const valid =
+    values.films !== undefined &&
+    atLeast(values.films, 0) &&
+    (format === 'json' || format === 'xml') &&
+    atLeast(values.customers, 1) &&
+    // Sessions are written in JSON only.
+    atLeast(values.sessions, 0) &&
+    (sessions === undefined || format === 'json') &&
+    atLeast(values.packages, 0) &&
+    atLeast(values.seed, 0);
+  if (!valid || !values.out) {
     console.error(USAGE);
     process.exit(2);
   }
