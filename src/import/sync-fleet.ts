@@ -101,6 +101,12 @@ export class SyncFleet {
   /** Each customer's stored sessions, as this process's last sync of it left them. */
   private readonly storedSessions = new Map<string, StoredSessions>();
   private readonly running = new Map<string, Promise<void>>();
+  /**
+   * Customers whose upstream moved or whose token changed while a sync of theirs was under way:
+   * that sync, with the upstream as it was, records its own schedule as it ends, so they are made
+   * due at once again then.
+   */
+  private readonly changedWhileRunning = new Set<string>();
   private readonly hosts = new Map<string, number>();
   /** Syncs with no further try, by customer, and their last failure (null when they succeeded); only when syncing once. */
   private readonly ended = new Map<string, unknown>();
@@ -137,6 +143,7 @@ export class SyncFleet {
     const { everyMs, sessionsEveryMs, exclusive } = this.settings;
     const intervals = everyMs === undefined ? null : { everySeconds: everyMs / 1000, sessionsEverySeconds: sessionsEveryMs / 1000 };
     const now = Date.now();
+    for (const { customer } of [...moved, ...retokened]) if (this.running.has(customer)) this.changedWhileRunning.add(customer);
     const forgotten = await this.db.transaction(async (tx) => {
       await enrolCustomers(tx, moved, intervals, now);
       await makeDue(tx, retokened.map((upstream) => upstream.customer), now);
@@ -243,12 +250,26 @@ export class SyncFleet {
   private start(upstream: Upstream, state: SyncState): void {
     const host = this.hostOf(upstream);
     this.hosts.set(host, (this.hosts.get(host) ?? 0) + 1);
-    const done = this.sync(upstream, state).finally(() => {
-      this.hosts.set(host, (this.hosts.get(host) ?? 1) - 1);
-      this.running.delete(upstream.customer);
-      this.wake();
-    });
+    const done = this.sync(upstream, state)
+      .then(() => this.dueAgainIfChanged(upstream.customer))
+      .finally(() => {
+        this.hosts.set(host, (this.hosts.get(host) ?? 1) - 1);
+        this.running.delete(upstream.customer);
+        this.wake();
+      });
     this.running.set(upstream.customer, done);
+  }
+
+  /** Makes the customer due at once if its upstream changed during the sync that just ended (see `changedWhileRunning`). */
+  private async dueAgainIfChanged(customer: string): Promise<void> {
+    if (!this.changedWhileRunning.delete(customer) || !this.upstreams.has(customer)) return;
+    const now = Date.now();
+    try {
+      await this.db.transaction((tx) => makeDue(tx, [customer], now));
+      this.due.set(customer, now);
+    } catch (error) {
+      this.events.onDatabaseError?.(error);
+    }
   }
 
   /** When the customer is next due after a sync that started at `started`: at its moments of each interval. */
