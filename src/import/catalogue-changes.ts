@@ -60,6 +60,14 @@ class ChangeTracker<Key, T> {
     return change;
   }
 
+  /** Counts a stored record as the input's, unchanged, without reading it (it must be stored). */
+  keep(key: Key): void {
+    const stored = this.stored.get(key);
+    if (stored === undefined) throw new Error(`a record kept as stored is not stored: ${String(key)}`);
+    this.seen.set(key, stored);
+    this.unchanged++;
+  }
+
   /** The digests of the records as a replace of this kind leaves them: the input's. */
   replacedDigests(): ReadonlyMap<Key, string> {
     return this.seen;

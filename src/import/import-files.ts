@@ -56,6 +56,11 @@ export interface ImportOptions {
    * the catalogue is no longer at their version.
    */
   readonly storedSessions?: StoredSessions | undefined;
+  /**
+   * Stored sessions the input leaves as they are, without holding them: given with
+   * `storedSessions`, by a sync that found their upstream records as its last sync wrote them.
+   */
+  readonly keptSessions?: readonly number[] | undefined;
   readonly onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -172,6 +177,8 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   const { storedSessions } = options;
   if (storedSessions !== undefined && !replaced.has('session')) throw new Error('stored sessions are given only to an import that replaces the sessions');
   const changes = await trackChanges(tx, customer, kinds, storedSessions);
+  if ((options.keptSessions ?? []).length > 0 && storedSessions === undefined) throw new Error('kept sessions are given only with the stored sessions');
+  for (const id of options.keptSessions ?? []) changes.sessions.keep(id);
 
   let films: Film[] = [];
   // The other records are fewer and may name records further on in the input, so they are

@@ -25,6 +25,7 @@ import type { StoredSessions } from './catalogue-changes.js';
 import { importInto, inputChunks, InvalidImportError, StaleSessionsError, type ImportFile, type ImportResult, type InputBytes } from './import-files.js';
 import { fetchList, WriteBudget, type ListAnswer } from './upstream-fetch.js';
 import type { Upstream } from './upstream-list.js';
+import { UpstreamSessions, type SessionsToRead } from './upstream-sessions.js';
 
 /**
  * The lists, each of one kind of record, in the order they are read: what sessions name first.
@@ -66,14 +67,22 @@ export interface Taken {
   readonly result: ImportResult | undefined;
 }
 
+/** What a sync process keeps of a customer's sessions from one sync of it to the next. */
+export interface KnownSessions {
+  /** As they are stored, at a catalogue version. */
+  readonly stored: StoredSessions;
+  /** The upstream's lists they were written from, record by record, when those could be told apart. */
+  readonly upstream: UpstreamSessions | undefined;
+}
+
 export interface SyncRequest {
   readonly upstream: Upstream;
   /** Read every list, rather than the sessions alone. */
   readonly full: boolean;
   /** What the last sync of the customer left. */
   readonly state: SyncState;
-  /** The customer's stored sessions, as this process's last sync of it left them, if it knows them. */
-  readonly storedSessions: StoredSessions | undefined;
+  /** The customer's sessions, as this process's last sync of it left them, if it knows them. */
+  readonly knownSessions: KnownSessions | undefined;
   readonly limits: SyncLimits;
   /** Stops the sync, as the process stops; the catalogue is left as it was. */
   readonly signal: AbortSignal;
@@ -84,8 +93,8 @@ export interface SyncRequest {
 export interface SyncOutcome extends Taken {
   /** The kinds of record whose lists changed and were written. */
   readonly kinds: readonly RecordKind[];
-  /** The customer's stored sessions as the sync leaves them, when it knows them: to give its next sync. */
-  readonly storedSessions: StoredSessions | undefined;
+  /** The customer's sessions as the sync leaves them, when it knows them: to give its next sync. */
+  readonly knownSessions: KnownSessions | undefined;
 }
 
 /** A list read: the answer to each of its paths, and its URL. */
@@ -104,14 +113,14 @@ export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise
   const current = state.catalogueVersion === version;
   const etags = current ? state.etags : {};
   const full = request.full || !current;
-  const stored = request.storedSessions?.version === version ? request.storedSessions : undefined;
+  const known = request.knownSessions?.stored.version === version ? request.knownSessions : undefined;
   try {
-    return await syncLists(db, request, full, etags, version, stored);
+    return await syncLists(db, request, full, etags, version, known);
   } catch (error) {
     // Another write came between: the catalogue is read again.
-    if (error instanceof StaleSessionsError) return syncCustomer(db, { ...request, storedSessions: undefined });
+    if (error instanceof StaleSessionsError) return syncCustomer(db, { ...request, knownSessions: undefined });
     if (full || !(error instanceof InvalidImportError)) throw error;
-    return syncLists(db, request, true, etags, version, stored);
+    return syncLists(db, request, true, etags, version, known);
   }
 }
 
@@ -134,7 +143,7 @@ class SpillDirectory {
 
 /**
  * Reads the lists, and writes those that changed; `version` is the local catalogue's, which `etags`
- * and `stored` (the stored sessions, when known) describe while nothing changes.
+ * and `known` (the sessions, when known) describe while nothing changes.
  */
 async function syncLists(
   db: SqlClient,
@@ -142,7 +151,7 @@ async function syncLists(
   full: boolean,
   etags: Readonly<Record<string, string>>,
   version: number,
-  stored: StoredSessions | undefined,
+  known: KnownSessions | undefined,
 ): Promise<SyncOutcome> {
   const { upstream, limits } = request;
   const spill = new SpillDirectory();
@@ -186,30 +195,62 @@ async function syncLists(
     const taken = Object.fromEntries(tags);
     const changes = reads.filter(changed);
     if (changes.length === 0) {
-      const outcome = { full, etags: taken, catalogueVersion: version, result: undefined, kinds: [], storedSessions: stored };
+      const outcome = { full, etags: taken, catalogueVersion: version, result: undefined, kinds: [], knownSessions: known };
       await db.transaction((tx) => request.record(tx, outcome));
       return outcome;
     }
 
+    const kinds = changes.map(({ list }) => list.kind);
+    const replace = new Set(kinds);
     const files: ImportFile[] = [];
+    let sessions: SessionLists | undefined;
     for (const { list, answers: [answer, webAnswer], urls: [url, webUrl] } of changes) {
       if (answer?.status !== 'read' || url === undefined) continue;
-      const body = list.kind === 'film' ? await completeFilms(answer.body, url, request, budget, spill) : answer.body;
-      const webSessions = list.kind === 'session' && webAnswer?.status === 'read' && webUrl !== undefined ? { body: webAnswer.body, url: webUrl } : undefined;
-      files.push({ ...body, name: url, kind: list.kind, ...(list.kind === 'session' ? { complete: await withUrls(webSessions) } : {}) });
+      if (list.kind === 'session') sessions = { body: answer.body, url, web: webAnswer?.status === 'read' && webUrl !== undefined ? { body: webAnswer.body, url: webUrl } : undefined };
+      else files.push({ ...(list.kind === 'film' ? await completeFilms(answer.body, url, request, budget, spill) : answer.body), name: url, kind: list.kind });
     }
-    const kinds = changes.map(({ list }) => list.kind);
-    return await db.transaction(async (tx) => {
-      const replace = new Set(kinds);
-      const storedSessions = replace.has('session') ? stored : undefined;
-      const result = await importInto(tx, { customer: request.state.customer, files, replace, maxProblems: limits.maxProblems, storedSessions });
-      const outcome = { full, etags: taken, catalogueVersion: result.version, result, kinds, storedSessions: result.storedSessions };
-      await request.record(tx, outcome);
-      return outcome;
-    });
+    // When the sessions alone changed, those whose records are as the last sync wrote them are kept as stored.
+    const toRead = sessions === undefined ? undefined : sessionsToRead(sessions, kinds.length === 1 ? known?.upstream : undefined);
+    const write = async (narrowed: SessionsToRead | undefined): Promise<SyncOutcome> => {
+      const sessionFiles = sessions === undefined ? [] : [await sessionsFile(sessions, narrowed)];
+      return db.transaction(async (tx) => {
+        const storedSessions = replace.has('session') ? known?.stored : undefined;
+        const options = { customer: request.state.customer, files: [...files, ...sessionFiles], replace, maxProblems: limits.maxProblems, storedSessions, keptSessions: narrowed?.kept };
+        const result = await importInto(tx, options);
+        const knownSessions = result.storedSessions === undefined ? undefined : { stored: result.storedSessions, upstream: toRead?.upstream };
+        const outcome = { full, etags: taken, catalogueVersion: result.version, result, kinds, knownSessions };
+        await request.record(tx, outcome);
+        return outcome;
+      });
+    };
+    try {
+      return await write(toRead);
+    } catch (error) {
+      // A problem is told by its record's place in the list as the upstream wrote it: the lists are read whole.
+      if (error instanceof InvalidImportError && toRead !== undefined && toRead.kept.length > 0) return await write(undefined);
+      throw error;
+    }
   } finally {
     await spill.remove();
   }
+}
+
+/** A session list read, and the web session list read with it. */
+interface SessionLists {
+  readonly body: InputBytes;
+  readonly url: string;
+  readonly web: { readonly body: InputBytes; readonly url: string } | undefined;
+}
+
+/** The sessions to read of lists held in memory, compared with `previous`; undefined when they are read whole. */
+function sessionsToRead({ body, web }: SessionLists, previous: UpstreamSessions | undefined): SessionsToRead | undefined {
+  return 'bytes' in body && web !== undefined && 'bytes' in web.body ? UpstreamSessions.toRead(body.bytes, web.body.bytes, previous) : undefined;
+}
+
+/** The sessions to import: those `narrowed` names, or the whole list; each with the Url of its web session. */
+async function sessionsFile({ body, url, web }: SessionLists, narrowed: SessionsToRead | undefined): Promise<ImportFile> {
+  const webSessions = web === undefined ? undefined : { body: narrowed === undefined ? web.body : { bytes: narrowed.webSessions }, url: web.url };
+  return { ...(narrowed === undefined ? body : { bytes: narrowed.sessions }), name: url, kind: 'session', complete: await withUrls(webSessions) };
 }
 
 /**

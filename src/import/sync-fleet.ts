@@ -30,8 +30,7 @@ import {
   type SyncState,
 } from '../store/sync-repository.js';
 import { InvalidImportError } from './import-files.js';
-import type { StoredSessions } from './catalogue-changes.js';
-import { syncCustomer, type SyncLimits, type SyncOutcome } from './sync-customer.js';
+import { syncCustomer, type KnownSessions, type SyncLimits, type SyncOutcome } from './sync-customer.js';
 import { nextSlot, retryDelay } from './sync-schedule.js';
 import { TransientSyncError } from './upstream-fetch.js';
 import type { Upstream } from './upstream-list.js';
@@ -98,8 +97,8 @@ export class SyncFleet {
   private upstreams = new Map<string, Upstream>();
   /** When each customer is next due, as far as this process knows; the database decides. */
   private readonly due = new Map<string, number>();
-  /** Each customer's stored sessions, as this process's last sync of it left them. */
-  private readonly storedSessions = new Map<string, StoredSessions>();
+  /** Each customer's sessions, as this process's last sync of it left them. */
+  private readonly knownSessions = new Map<string, KnownSessions>();
   private readonly running = new Map<string, Promise<void>>();
   /**
    * Customers whose upstream moved or whose token changed while a sync of theirs was under way:
@@ -152,7 +151,7 @@ export class SyncFleet {
     const states = new Map((await loadSyncStates(this.db)).map((state) => [state.customer, state]));
     this.upstreams = next;
     for (const customer of this.due.keys()) if (!next.has(customer)) this.due.delete(customer);
-    for (const customer of this.storedSessions.keys()) if (!next.has(customer)) this.storedSessions.delete(customer);
+    for (const customer of this.knownSessions.keys()) if (!next.has(customer)) this.knownSessions.delete(customer);
     for (const { customer } of upstreams) this.due.set(customer, this.once ? now : (states.get(customer)?.dueAt ?? now));
     if (forgotten.length > 0) this.events.onForgotten?.(forgotten);
     this.wake();
@@ -290,7 +289,7 @@ export class SyncFleet {
         upstream,
         full,
         state,
-        storedSessions: this.storedSessions.get(customer),
+        knownSessions: this.knownSessions.get(customer),
         limits: this.settings.limits,
         signal: this.stopping.signal,
         record: async (tx, taken) => {
@@ -298,8 +297,8 @@ export class SyncFleet {
           if (!(await recordSuccess(tx, customer, this.leases.owner, { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
         },
       });
-      if (outcome.storedSessions === undefined) this.storedSessions.delete(customer);
-      else this.storedSessions.set(customer, outcome.storedSessions);
+      if (outcome.knownSessions === undefined) this.knownSessions.delete(customer);
+      else this.knownSessions.set(customer, outcome.knownSessions);
       // As recorded: the schedule follows from its arguments alone, and the outcome is the one recorded.
       this.due.set(customer, this.scheduleAfter(customer, started, outcome.full, state).dueAt);
       if (this.once) this.ended.set(customer, null);

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { objectsOfArray, UpstreamSessions, type SessionsToRead } from './upstream-sessions.js';
+
+type Json = Record<string, unknown>;
+
+const sessions: Json[] = [1, 2, 3, 4].map((id) => ({ Id: id, Title: `Session ${id} "{[" \\`, SeatsAvailable: 10, Attributes: ['A', { nested: [id] }] }));
+const webSessions: Json[] = sessions.filter(({ Id }) => Id !== 4).map((session) => ({ Url: `https://tickets.example/${String(session['Id'])}`, ...session }));
+const bytes = (records: readonly Json[], space?: number): Buffer => Buffer.from(JSON.stringify(records, null, space));
+const ids = (list: Buffer): unknown[] => (JSON.parse(list.toString()) as Json[]).map(({ Id }) => Id);
+
+/** What a sync reads of the lists after one that wrote `sessions` and `webSessions`. */
+function after(nextSessions: readonly Json[], nextWebSessions: readonly Json[]): SessionsToRead | undefined {
+  const first = UpstreamSessions.toRead(bytes(sessions), bytes(webSessions), undefined);
+  assert.ok(first !== undefined);
+  return UpstreamSessions.toRead(bytes(nextSessions), bytes(nextWebSessions), first.upstream);
+}
+
+test('objects of an array are found whatever their strings hold, and anything else is not an array of objects', { timeout: 5000 }, () => {
+  for (const space of [undefined, 2]) {
+    const list = bytes(sessions, space);
+    const found = objectsOfArray(list);
+    assert.deepEqual(found?.starts.map((start, index) => JSON.parse(list.subarray(start, found.ends[index]).toString()) as unknown), sessions);
+  }
+  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [] });
+  for (const text of ['{"Id":1}', '[1,2]', '[{"Id":1},]', '[{"Id":1} {"Id":2}]', '[{"Id":1}] x', '[{"Id":"1}]', '\uFEFF[]', '[{"Id":1}']) {
+    assert.equal(objectsOfArray(Buffer.from(text)), undefined, text);
+  }
+});
+
+test('with no lists before, every session is read, from the lists as they came', { timeout: 5000 }, () => {
+  const first = UpstreamSessions.toRead(bytes(sessions), bytes(webSessions), undefined);
+  assert.deepEqual(first?.kept, []);
+  assert.deepEqual(first.sessions, bytes(sessions));
+  assert.deepEqual(first.webSessions, bytes(webSessions));
+});
+
+test('a session is read again when its record or its web session changed, appeared or went; the others are kept', { timeout: 5000 }, () => {
+  const seats = sessions.map((session) => (session['Id'] === 2 ? { ...session, SeatsAvailable: 9 } : session));
+  const webSeats = webSessions.map((session) => (session['Id'] === 2 ? { ...session, SeatsAvailable: 9 } : session));
+  const cases: [string, Json[], Json[], number[]][] = [
+    ['seats of one', seats, webSeats, [2]],
+    ['a Url alone', sessions, webSessions.map((session) => (session['Id'] === 3 ? { ...session, Url: 'https://elsewhere.example/3' } : session)), [3]],
+    ['a session gone', sessions.slice(1), webSessions.slice(1), []],
+    ['a session new', [...sessions, { Id: 5 }], [...webSessions, { Id: 5, Url: 'u' }], [5]],
+    ['off sale on the web', sessions, webSessions.slice(0, 2), [3]],
+    ['on sale on the web', sessions, [...webSessions, { Url: 'u', ...sessions[3] }], [4]],
+    ['in another order, one changed', seats.toReversed(), webSeats.toReversed(), [2]],
+    ['unchanged', sessions, webSessions, []],
+  ];
+  for (const [name, nextSessions, nextWebSessions, read] of cases) {
+    const toRead = after(nextSessions, nextWebSessions);
+    assert.ok(toRead !== undefined, name);
+    const all = nextSessions.map(({ Id }) => Id as number);
+    assert.deepEqual([...toRead.kept].sort(), all.filter((id) => !read.includes(id)).sort(), name);
+    if (toRead.kept.length === 0) continue;
+    assert.deepEqual(ids(toRead.sessions).sort(), read.filter((id) => all.includes(id)).sort(), name);
+    assert.deepEqual(JSON.parse(toRead.webSessions.toString()), nextWebSessions.filter(({ Id }) => read.includes(Id as number)), name);
+  }
+});
+
+test('lists whose records cannot be told apart are read whole', { timeout: 5000 }, () => {
+  const cases: [string, Json[], Json[]][] = [
+    ['an Id twice, byte for byte', [...sessions, sessions[0] as Json], webSessions],
+    ['an Id twice in the web sessions', sessions, [...webSessions, { ...webSessions[0], Url: 'v' }]],
+    ['an Id that is not a whole number', [...sessions, { Id: '5' }], webSessions],
+    ['a record without an Id', [...sessions, { Title: 'x' }], webSessions],
+  ];
+  for (const [name, nextSessions, nextWebSessions] of cases) assert.equal(after(nextSessions, nextWebSessions), undefined, name);
+  assert.equal(UpstreamSessions.toRead(Buffer.from('{}'), bytes(webSessions), undefined), undefined);
+});
+
+test('the lists of the next sync are compared with those of this one', { timeout: 5000 }, () => {
+  const changed = sessions.map((session) => (session['Id'] === 1 ? { ...session, SeatsAvailable: 0 } : session));
+  const second = after(changed, webSessions);
+  assert.ok(second !== undefined);
+  const third = UpstreamSessions.toRead(bytes(changed), bytes(webSessions), second.upstream);
+  assert.deepEqual(third?.kept, [1, 2, 3, 4]);
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { DEMO, exportCatalogue, freshDatabase, waitFor } from './helpers.js';
+import { demoUpstream, startSync, upstreamServer, upstreamsFile, type Intercept, type Json } from './upstreams.js';
+
+const CUSTOMER = 'cinema-live';
+const demoSessions = JSON.parse(await readFile(join(DEMO, 'sessions.json'), 'utf8')) as Json[];
+
+const byId = (sessions: Json[]): Json[] => sessions.sort((a, b) => Number(a['Id']) - Number(b['Id']));
+
+/** The upstream's two session lists, as the test sets them: each answered with an ETag of its own. */
+class SessionLists {
+  sessions: Json[] = demoSessions.map(({ Url: _url, ...session }) => session);
+  webSessions: Json[] = demoSessions.slice(0, 60);
+
+  readonly intercept: Intercept = (request, response) => {
+    const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : undefined;
+    if (list === undefined) return false;
+    const body = JSON.stringify(list);
+    const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
+    if (request.headers['if-none-match'] === etag) response.writeHead(304, { etag }).end();
+    else response.writeHead(200, { 'content-type': 'application/json', etag }).end(body);
+    return true;
+  };
+
+  /** The sessions a mirror holds of these lists: each with the Url of its web session, or none. */
+  mirrored(): Json[] {
+    const urls = new Map(this.webSessions.map((session) => [session['Id'], session['Url']]));
+    return byId(this.sessions.map((session): Json => ({ ...session, Url: urls.get(session['Id']) ?? null })));
+  }
+
+  /** The list with the session of `id` changed as `change` says. */
+  static changed(list: readonly Json[], id: number, change: Json): Json[] {
+    return list.map((session) => (session['Id'] === id ? { ...session, ...change } : session));
+  }
+}
+
+describe('a sync that finds some sessions changed', () => {
+  test('mirrors exactly what the upstream answers, whichever sessions and web sessions changed, and names a bad session by its place in the list', { timeout: 120_000 }, async () => {
+    const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
+    const lists = new SessionLists();
+    const server = await upstreamServer(upstream.url, lists.intercept);
+    const local = await freshDatabase();
+    const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
+    const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--retry-delay', '200']);
+    const log = (): string => sync.lines.join('\n');
+    const exported = async (): Promise<Json[]> => {
+      const { sessions = '[]' } = await exportCatalogue(local, 'json', CUSTOMER);
+      return byId(JSON.parse(sessions) as Json[]);
+    };
+    const synced = (): number => sync.lines.filter((line) => line.startsWith(`Synced customer '${CUSTOMER}'`)).length;
+    await waitFor(() => synced() === 1, 60_000, log);
+    assert.deepEqual(await exported(), lists.mirrored());
+
+    const steps: [string, () => void][] = [
+      ['the seats of one session', () => {
+        lists.sessions = SessionLists.changed(lists.sessions, 1002, { SeatsAvailable: 3 });
+        lists.webSessions = SessionLists.changed(lists.webSessions, 1002, { SeatsAvailable: 3 });
+      }],
+      ['the Url of one web session alone', () => (lists.webSessions = SessionLists.changed(lists.webSessions, 1003, { Url: 'https://elsewhere.example/1003' }))],
+      ['a session gone, from both lists', () => {
+        lists.sessions = lists.sessions.filter((session) => session['Id'] !== 1004);
+        lists.webSessions = lists.webSessions.filter((session) => session['Id'] !== 1004);
+      }],
+      ['a session new', () => {
+        lists.sessions = [...lists.sessions, { ...lists.sessions[0], Id: 9001 }];
+        lists.webSessions = [...lists.webSessions, { ...lists.webSessions[0], Id: 9001, Url: 'https://tickets.example/9001' }];
+      }],
+      ['a session off sale on the web', () => (lists.webSessions = lists.webSessions.filter((session) => session['Id'] !== 1005))],
+      ['the lists in another order, one session changed', () => {
+        lists.sessions = SessionLists.changed(lists.sessions, 1006, { SeatsSold: 90 }).toReversed();
+        lists.webSessions = lists.webSessions.toReversed();
+      }],
+    ];
+    for (const [name, step] of steps) {
+      const before = synced();
+      step();
+      await waitFor(() => synced() > before, 30_000, log);
+      assert.deepEqual(await exported(), lists.mirrored(), name);
+    }
+
+    // A session that breaks a rule is named by its place in the whole list, and nothing is written.
+    const stored = await exported();
+    const valid = lists.sessions;
+    const place = lists.sessions.findIndex((session) => session['Id'] === 1010) + 1;
+    lists.sessions = SessionLists.changed(lists.sessions, 1010, { SeatsAvailable: -1 });
+    const failure = new RegExp(`/v1/session: record ${place} \\(id "1010"\\): SeatsAvailable`);
+    await waitFor(() => failure.test(log()), 30_000, log);
+    assert.deepEqual(await exported(), stored);
+    // A session twice, byte for byte, is refused as a whole read refuses it.
+    lists.sessions = [...valid, valid[0] as Json];
+    await waitFor(() => /record \d+ \(id "\d+"\): Id: must be unique, but record 1 of/.test(log()), 30_000, log);
+    assert.deepEqual(await exported(), stored);
+
+    const before = synced();
+    lists.sessions = valid;
+    lists.sessions = SessionLists.changed(lists.sessions, 1011, { SeatsHeld: 1 });
+    await waitFor(() => synced() > before, 30_000, log);
+    assert.deepEqual(await exported(), lists.mirrored());
+    assert.equal(await sync.stop(), 0);
+  });
+});
