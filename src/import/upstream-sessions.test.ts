@@ -21,11 +21,32 @@ test('objects of an array are found whatever their strings hold, and anything el
     const list = bytes(sessions, space);
     const found = objectsOfArray(list);
     assert.deepEqual(found?.starts.map((start, index) => JSON.parse(list.subarray(start, found.ends[index]).toString()) as unknown), sessions);
+    assert.deepEqual(found.ids, [1, 2, 3, 4]);
   }
-  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [] });
+  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [], ids: [] });
   for (const text of ['{"Id":1}', '[1,2]', '[{"Id":1},]', '[{"Id":1} {"Id":2}]', '[{"Id":1}] x', '[{"Id":"1}]', '\uFEFF[]', '[{"Id":1}']) {
     assert.equal(objectsOfArray(Buffer.from(text)), undefined, text);
   }
+});
+
+test("each object's Id is the whole number its own member says, written plainly", { timeout: 5000 }, () => {
+  const idOf = (object: string): number | undefined => objectsOfArray(Buffer.from(`[${object}]`))?.ids[0];
+  const cases: [string, number][] = [
+    ['{"Id":7}', 7],
+    ['{ "Title" : "Id" , "Id" : -12 }', -12],
+    ['{"Nested":{"Id":1},"Ids":[{"Id":2}],"Id":3}', 3],
+    ['{"Id":9007199254740991}', 9007199254740991],
+    ['{"Title":"Id"}', NaN],
+    ['{"Id":1.5}', NaN],
+    ['{"Id":1e3}', NaN],
+    ['{"Id":01}', NaN],
+    ['{"Id":"1"}', NaN],
+    ['{"Id":null}', NaN],
+    ['{"Id":9007199254740993}', NaN],
+    ['{"I\\u0064":1}', NaN],
+    ['{"Id":1,"Id":2}', NaN],
+  ];
+  for (const [object, id] of cases) assert.equal(idOf(object), id, object);
 });
 
 test('with no lists before, every session is read, from the lists as they came', { timeout: 5000 }, () => {

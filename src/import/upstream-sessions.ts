@@ -11,32 +11,45 @@
  */
 import { hash } from 'node:crypto';
 
-/** A digest's length: SHA-1 in base64url. */
-const DIGEST_LENGTH = 27;
-
+/**
+ * A record's digest: 96 bits of its SHA-1, in base64url. It tells apart the few hundred records
+ * of one cinema's lists, where two alike by chance are out of reach, in 16 bytes: a process keeps
+ * them for every cinema it syncs.
+ */
 function digestOf(bytes: Buffer): string {
-  return hash('sha1', bytes, 'base64url');
+  return hash('sha1', bytes, 'base64url').slice(0, DIGEST_LENGTH);
 }
+
+const DIGEST_LENGTH = 16;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const NINE = 0x39;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+/** `"Id"` */
+const ID_KEY = Buffer.from('"Id"');
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
 /**
- * Where each object of a JSON array of objects starts and ends; undefined when the bytes are not
- * one (as far as finding them tells: what each object holds is the import's to judge).
+ * Each object of a JSON array of objects: where it starts and ends, and the whole number its Id
+ * is written as (NaN when it has no Id, or an Id written otherwise, or twice). Undefined when the
+ * bytes are not such an array, as far as finding the objects tells: what each holds is the
+ * import's to judge.
  */
-export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; readonly ends: number[] } | undefined {
+export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; readonly ends: number[]; readonly ids: number[] } | undefined {
   const starts: number[] = [];
   const ends: number[] = [];
+  const ids: number[] = [];
   const length = bytes.length;
   let at = 0;
   const skipSpace = (): void => {
@@ -51,16 +64,24 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
       if (bytes[at] !== OPEN_BRACE) return undefined;
       const start = at;
       let depth = 0;
+      let id: number | undefined;
       for (; at < length; at++) {
         const byte = bytes[at];
         if (byte === QUOTE) {
+          const opening = at;
           for (at++; at < length && bytes[at] !== QUOTE; at++) if (bytes[at] === BACKSLASH) at++;
+          if (depth === 1 && at === opening + 3 && ID_KEY.equals(bytes.subarray(opening, at + 1))) {
+            const value = wholeNumberValue(bytes, at + 1);
+            // The text "Id" as a value is followed by no colon: no Id.
+            if (value !== undefined) id = id === undefined ? value : NaN;
+          }
         } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
         else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) break;
       }
       if (at >= length) return undefined;
       starts.push(start);
       ends.push(++at);
+      ids.push(id ?? NaN);
       skipSpace();
       const next = bytes[at++];
       if (next === CLOSE_BRACKET) break;
@@ -69,17 +90,26 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
     }
   }
   skipSpace();
-  return at === length ? { starts, ends } : undefined;
+  return at === length ? { starts, ends, ids } : undefined;
 }
 
-/** The record's Id, when it is a whole number; undefined otherwise, or when the record is not JSON. */
-function idOf(record: Buffer): number | undefined {
-  try {
-    const id: unknown = (JSON.parse(record.toString('utf8')) as Record<string, unknown>)['Id'];
-    return Number.isSafeInteger(id) ? (id as number) : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The value of the member whose name ends just before `at`, when it is a whole number written
+ * plainly (NaN when it is written otherwise); undefined when no colon follows (a string value).
+ */
+function wholeNumberValue(bytes: Buffer, at: number): number | undefined {
+  while (isSpace(bytes[at])) at++;
+  if (bytes[at++] !== COLON) return undefined;
+  while (isSpace(bytes[at])) at++;
+  const negative = bytes[at] === MINUS;
+  if (negative) at++;
+  const first = at;
+  let value = 0;
+  for (let byte = bytes[at]; byte !== undefined && byte >= ZERO && byte <= NINE; byte = bytes[++at]) value = value * 10 + (byte - ZERO);
+  const digits = at - first;
+  while (isSpace(bytes[at])) at++;
+  const plain = digits > 0 && (digits === 1 || bytes[first] !== ZERO) && (bytes[at] === COMMA || bytes[at] === CLOSE_BRACE);
+  return plain && Number.isSafeInteger(value) ? (negative ? -value : value) : NaN;
 }
 
 /** One list's records, packed: the digest of each one's bytes, joined, and its Id, in the list's order. */
@@ -89,17 +119,15 @@ class RecordDigests {
     readonly ids: Float64Array,
   ) {}
 
-  /** The Id of the record of this digest, looked for first where a record at `index` would be. */
-  idOf(digest: string, index: number): number | undefined {
-    if (this.digests.startsWith(digest, index * DIGEST_LENGTH)) return this.ids[index];
-    for (let at = this.digests.indexOf(digest); at !== -1; at = this.digests.indexOf(digest, at + 1)) {
-      if (at % DIGEST_LENGTH === 0) return this.ids[at / DIGEST_LENGTH];
-    }
-    return undefined;
+  /** Whether the list had a record of this digest, looked for first where a record at `index` would be. */
+  has(digest: string, index: number): boolean {
+    if (this.digests.startsWith(digest, index * DIGEST_LENGTH)) return true;
+    for (let at = this.digests.indexOf(digest); at !== -1; at = this.digests.indexOf(digest, at + 1)) if (at % DIGEST_LENGTH === 0) return true;
+    return false;
   }
 }
 
-/** A list's records, each with its Id and whether the last sync's lists had it, byte for byte. */
+/** A list's records, each with its Id and whether the last sync's list had it, byte for byte. */
 interface ListRecords {
   readonly records: readonly Buffer[];
   readonly ids: readonly number[];
@@ -107,27 +135,14 @@ interface ListRecords {
   readonly digests: RecordDigests;
 }
 
-/** The list's records, their Ids taken from `previous` where it had them; undefined when they cannot be told apart. */
+/** The list's records, and which of them `previous` had; undefined when they cannot be told apart. */
 function listRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRecords | undefined {
   const found = objectsOfArray(bytes);
-  if (found === undefined) return undefined;
-  const records: Buffer[] = [];
-  const ids: number[] = [];
-  const known: boolean[] = [];
-  const digests: string[] = [];
-  for (const [index, start] of found.starts.entries()) {
-    const record = bytes.subarray(start, found.ends[index]);
-    const digest = digestOf(record);
-    const knownId = previous?.idOf(digest, index);
-    const id = knownId ?? idOf(record);
-    if (id === undefined) return undefined;
-    records.push(record);
-    ids.push(id);
-    known.push(knownId !== undefined);
-    digests.push(digest);
-  }
-  if (new Set(ids).size !== ids.length) return undefined;
-  return { records, ids, known, digests: new RecordDigests(digests.join(''), Float64Array.from(ids)) };
+  if (found === undefined || found.ids.some(Number.isNaN) || new Set(found.ids).size !== found.ids.length) return undefined;
+  const records = found.starts.map((start, index) => bytes.subarray(start, found.ends[index]));
+  const digests = records.map(digestOf);
+  const known = digests.map((digest, index) => previous?.has(digest, index) === true);
+  return { records, ids: found.ids, known, digests: new RecordDigests(digests.join(''), Float64Array.from(found.ids)) };
 }
 
 /** What the last sync wrote of a cinema's sessions, as its upstream wrote them. */
