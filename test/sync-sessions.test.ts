@@ -96,8 +96,7 @@ describe('a sync that finds some sessions changed', () => {
     assert.deepEqual(await exported(), stored);
 
     const before = synced();
-    lists.sessions = valid;
-    lists.sessions = SessionLists.changed(lists.sessions, 1011, { SeatsHeld: 1 });
+    lists.sessions = SessionLists.changed(valid, 1011, { SeatsHeld: 1 });
     await waitFor(() => synced() > before, 30_000, log);
     assert.deepEqual(await exported(), lists.mirrored());
     assert.equal(await sync.stop(), 0);
