@@ -1,9 +1,9 @@
 /**
  * A cinema's session and web session lists as its upstream wrote them, record by record: each
- * record known by a digest of its bytes, with its Id. A sync that finds one session changed
- * in lists of 300 then reads, checks and compares that session alone, and leaves the others as
- * they are stored: a record whose bytes are those of a record of the lists its last sync wrote
- * is that record, and was stored as it says.
+ * record known by a digest of its bytes. A sync that finds one session changed in lists of 300
+ * then reads, checks and compares that session alone, and leaves the others as they are stored:
+ * a record whose bytes are those of a record of the lists its last sync wrote is that record,
+ * and was stored as it says.
  *
  * Anything the records cannot be told apart by (lists that are not arrays of objects, an Id that
  * is not a whole number, an Id twice in a list) sends the sync back to reading the lists whole,
@@ -112,12 +112,9 @@ function wholeNumberValue(bytes: Buffer, at: number): number | undefined {
   return plain && Number.isSafeInteger(value) ? (negative ? -value : value) : NaN;
 }
 
-/** One list's records, packed: the digest of each one's bytes, joined, and its Id, in the list's order. */
+/** The digest of each record of a list, in the list's order, joined. */
 class RecordDigests {
-  constructor(
-    private readonly digests: string,
-    readonly ids: Float64Array,
-  ) {}
+  constructor(private readonly digests: string) {}
 
   /** Whether the list had a record of this digest, looked for first where a record at `index` would be. */
   has(digest: string, index: number): boolean {
@@ -142,7 +139,7 @@ function listRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRe
   const records = found.starts.map((start, index) => bytes.subarray(start, found.ends[index]));
   const digests = records.map(digestOf);
   const known = digests.map((digest, index) => previous?.has(digest, index) === true);
-  return { records, ids: found.ids, known, digests: new RecordDigests(digests.join(''), Float64Array.from(found.ids)) };
+  return { records, ids: found.ids, known, digests: new RecordDigests(digests.join('')) };
 }
 
 /** What the last sync wrote of a cinema's sessions, as its upstream wrote them. */
@@ -150,6 +147,8 @@ export class UpstreamSessions {
   private constructor(
     private readonly sessions: RecordDigests,
     private readonly webSessions: RecordDigests,
+    /** The sessions that had a web session: one that goes takes its Url with it. */
+    private readonly onSale: Float64Array,
   ) {}
 
   /**
@@ -162,13 +161,13 @@ export class UpstreamSessions {
     const list = listRecords(sessions, previous?.sessions);
     const webList = listRecords(webSessions, previous?.webSessions);
     if (list === undefined || webList === undefined) return undefined;
-    const upstream = new UpstreamSessions(list.digests, webList.digests);
+    const upstream = new UpstreamSessions(list.digests, webList.digests, Float64Array.from(webList.ids));
     // A session is read again when its record or its web session's is new, or its web session is gone.
     const changed = new Set<number>();
     list.ids.forEach((id, index) => list.known[index] || changed.add(id));
     webList.ids.forEach((id, index) => webList.known[index] || changed.add(id));
     const webIds = new Set(webList.ids);
-    for (const id of previous?.webSessions.ids ?? []) if (!webIds.has(id)) changed.add(id);
+    for (const id of previous?.onSale ?? []) if (!webIds.has(id)) changed.add(id);
     const kept = list.ids.filter((id) => !changed.has(id));
     if (kept.length === 0) return { sessions, webSessions, kept, upstream };
     const ofChanged = ({ records, ids }: ListRecords): Buffer => jsonArray(records.filter((_, index) => changed.has(ids[index] as number)));
