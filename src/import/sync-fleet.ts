@@ -206,12 +206,17 @@ export class SyncFleet {
   private async startDue(): Promise<void> {
     const now = Date.now();
     const { concurrency, perHost } = this.settings;
+    // Woken as each sync ends: with a thousand customers and many due at once, it must cost little.
+    if (this.running.size >= concurrency) return;
     const hosts = new Map(this.hosts);
     const chosen: Upstream[] = [];
-    const due = [...this.upstreams.values()]
-      .filter(({ customer }) => !this.running.has(customer) && !this.ended.has(customer) && (this.due.get(customer) ?? now) <= now)
-      .sort((a, b) => (this.due.get(a.customer) ?? now) - (this.due.get(b.customer) ?? now));
-    for (const upstream of due) {
+    const due: { readonly upstream: Upstream; readonly at: number }[] = [];
+    for (const upstream of this.upstreams.values()) {
+      const at = this.due.get(upstream.customer) ?? now;
+      if (at <= now && !this.running.has(upstream.customer) && !this.ended.has(upstream.customer)) due.push({ upstream, at });
+    }
+    due.sort((a, b) => a.at - b.at);
+    for (const { upstream } of due) {
       if (this.running.size + chosen.length >= concurrency) break;
       const host = this.hostOf(upstream);
       if ((hosts.get(host) ?? 0) >= perHost) continue;
