@@ -33,8 +33,9 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-/** `"Id"` */
-const ID_KEY = Buffer.from('"Id"');
+/** Of the name `"Id"`. */
+const LETTER_I = 0x49;
+const LETTER_D = 0x64;
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -69,8 +70,12 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
         const byte = bytes[at];
         if (byte === QUOTE) {
           const opening = at;
-          for (at++; at < length && bytes[at] !== QUOTE; at++) if (bytes[at] === BACKSLASH) at++;
-          if (depth === 1 && at === opening + 3 && ID_KEY.equals(bytes.subarray(opening, at + 1))) {
+          for (at++; at < length; at++) {
+            const inString = bytes[at];
+            if (inString === QUOTE) break;
+            if (inString === BACKSLASH) at++;
+          }
+          if (depth === 1 && at === opening + 3 && bytes[opening + 1] === LETTER_I && bytes[opening + 2] === LETTER_D) {
             const value = wholeNumberValue(bytes, at + 1);
             // The text "Id" as a value is followed by no colon: no Id.
             if (value !== undefined) id = id === undefined ? value : NaN;
