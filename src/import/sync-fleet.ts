@@ -187,8 +187,10 @@ export class SyncFleet {
 
   private async sleep(): Promise<void> {
     const now = Date.now();
-    const waiting = [...this.upstreams.keys()].filter((customer) => !this.running.has(customer) && !this.ended.has(customer));
-    const next = Math.min(...waiting.map((customer) => this.due.get(customer) ?? now));
+    let next = Infinity;
+    for (const customer of this.upstreams.keys()) {
+      if (!this.running.has(customer) && !this.ended.has(customer)) next = Math.min(next, this.due.get(customer) ?? now);
+    }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, Math.min(next - now, LONGEST_SLEEP_MS)));
       this.wake = () => {
