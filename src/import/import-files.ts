@@ -175,10 +175,11 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   const check = new ImportCheck(options.maxProblems ?? DEFAULT_MAX_PROBLEMS);
   const kinds = files.every((file) => file.kind !== undefined) ? new Set(files.map((file) => file.kind as RecordKind)) : EVERY_KIND;
   const { storedSessions } = options;
+  const keptSessions = options.keptSessions ?? [];
   if (storedSessions !== undefined && !replaced.has('session')) throw new Error('stored sessions are given only to an import that replaces the sessions');
+  if (keptSessions.length > 0 && storedSessions === undefined) throw new Error('kept sessions are given only with the stored sessions');
   const changes = await trackChanges(tx, customer, kinds, storedSessions);
-  if ((options.keptSessions ?? []).length > 0 && storedSessions === undefined) throw new Error('kept sessions are given only with the stored sessions');
-  for (const id of options.keptSessions ?? []) changes.sessions.keep(id);
+  for (const id of keptSessions) changes.sessions.keep(id);
 
   let films: Film[] = [];
   // The other records are fewer and may name records further on in the input, so they are
