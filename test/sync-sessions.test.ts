@@ -15,11 +15,13 @@ const byId = (sessions: Json[]): Json[] => sessions.sort((a, b) => Number(a['Id'
 class SessionLists {
   sessions: Json[] = demoSessions.map(({ Url: _url, ...session }) => session);
   webSessions: Json[] = demoSessions.slice(0, 60);
+  /** Answered for the sessions in their place when set: a list JSON.stringify would not write. */
+  sessionsText: string | undefined;
 
   readonly intercept: Intercept = (request, response) => {
     const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : undefined;
     if (list === undefined) return false;
-    const body = JSON.stringify(list);
+    const body = list === this.sessions && this.sessionsText !== undefined ? this.sessionsText : JSON.stringify(list);
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     if (request.headers['if-none-match'] === etag) response.writeHead(304, { etag }).end();
     else response.writeHead(200, { 'content-type': 'application/json', etag }).end(body);
@@ -89,6 +91,14 @@ describe('a sync that finds some sessions changed', () => {
     lists.sessions = SessionLists.changed(lists.sessions, 1010, { SeatsAvailable: -1 });
     const failure = new RegExp(`/v1/session: record ${place} \\(id "1010"\\): SeatsAvailable`);
     await waitFor(() => failure.test(log()), 30_000, log);
+    assert.deepEqual(await exported(), stored);
+    // So is one too deep to read.
+    const failures = (): string[] => sync.lines.filter((line) => line.startsWith(`sync: customer '${CUSTOMER}'`));
+    const failed = failures().length;
+    lists.sessionsText = JSON.stringify(valid).replace('"Id":1010,', `"Id":1010,"Deep":${'['.repeat(200)}${']'.repeat(200)},`);
+    await waitFor(() => failures().length > failed, 30_000, log);
+    assert.match(failures()[failed] ?? '', new RegExp(`/v1/session: record ${place}: `));
+    lists.sessionsText = undefined;
     assert.deepEqual(await exported(), stored);
     // A session twice, byte for byte, is refused as a whole read refuses it.
     lists.sessions = [...valid, valid[0] as Json];

@@ -14,6 +14,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { UnreadableInputError } from '../catalogue/problems.js';
 import { rawToJson, type RawRecord, type RawValue } from '../catalogue/raw-record.js';
 import type { ByteSize } from '../config.js';
 import type { RecordKind } from '../formats/record-kinds.js';
@@ -226,8 +227,9 @@ async function syncLists(
     try {
       return await write(toRead);
     } catch (error) {
-      // A problem is told by its record's place in the list as the upstream wrote it: the lists are read whole.
-      if (error instanceof InvalidImportError && toRead !== undefined && toRead.kept.length > 0) return await write(undefined);
+      // A record refused, or unreadable, is told by its place in the list as the upstream wrote it: the lists are read whole.
+      const refused = error instanceof InvalidImportError || error instanceof UnreadableInputError;
+      if (refused && toRead !== undefined && toRead.kept.length > 0) return await write(undefined);
       throw error;
     }
   } finally {
