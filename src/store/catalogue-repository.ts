@@ -194,7 +194,11 @@ async function packagesAmong(db: SqlClient, customer: string, ids?: readonly num
   return packagesOfRows(packageRows, packageFilmRows);
 }
 
-/** What an import compares its input with and checks it against: every stored record but the films, of which their ids; sessions in the order of their ids. */
+/**
+ * What an import compares its input with and checks it against: every stored record but the
+ * films, of which their ids in no particular order (the aggregate's sort of a cinema's 400 ids
+ * was most of a small change's read); sessions in the order of their ids.
+ */
 export type CatalogueOutline = Omit<Catalogue, 'films'> & { readonly filmIds: readonly string[] };
 
 /**
@@ -205,7 +209,7 @@ export type CatalogueOutline = Omit<Catalogue, 'films'> & { readonly filmIds: re
 export async function loadCatalogueOutline(db: SqlClient, customer: string, withSessions: boolean): Promise<CatalogueOutline> {
   const { site, screen, attribute, session } = PROGRAMME_TABLES;
   const reads = {
-    filmIds: { table: 'film', columns: ['id'], orderBy: 'id' },
+    filmIds: { table: 'film', columns: ['id'], orderBy: undefined },
     packages: { table: 'film_package', columns: PACKAGE_COLUMNS, orderBy: 'id' },
     packageFilms: { table: 'film_package_film', columns: PACKAGE_FILM_COLUMNS, orderBy: 'package_id, film_order' },
     screens: recordRows(screen),

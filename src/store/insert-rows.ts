@@ -33,11 +33,11 @@ export async function inBatches<Key, T>(keys: readonly Key[], read: (batch: read
   return results;
 }
 
-/** A read of the rows a customer has in one table: their `columns`, in the order of `orderBy`. */
+/** A read of the rows a customer has in one table: their `columns`, in the order of `orderBy` (in no particular order without it). */
 export interface CustomerRows {
   readonly table: string;
   readonly columns: readonly string[];
-  readonly orderBy: string;
+  readonly orderBy: string | undefined;
 }
 
 /**

@@ -36,8 +36,8 @@ const BEGIN_READ_ONLY = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 const EXACT_TEXT_TYPE = 'TEXT COLLATE "C"';
 
 /** As text, which pg would otherwise parse: SQLite's JSON is text too. */
-function jsonRows(columns: readonly string[], orderBy: string): string {
-  return `json_agg(json_build_array(${columns.join(', ')}) ORDER BY ${orderBy})::text`;
+function jsonRows(columns: readonly string[], orderBy: string | undefined): string {
+  return `json_agg(json_build_array(${columns.join(', ')})${orderBy === undefined ? '' : ` ORDER BY ${orderBy}`})::text`;
 }
 
 /**

@@ -41,10 +41,11 @@ export interface SqlClient {
   readonly exactTextType: string;
   /**
    * An aggregate of the rows a SELECT picks: their `columns` as one JSON text, an array of
-   * arrays in the order of `orderBy`, or NULL when it picks none. Tables read so, each in a
-   * subquery of one statement, cost one round trip rather than one each.
+   * arrays in the order of `orderBy` (in no particular order without it), or NULL when it picks
+   * none. Tables read so, each in a subquery of one statement, cost one round trip rather than
+   * one each.
    */
-  jsonRows(columns: readonly string[], orderBy: string): string;
+  jsonRows(columns: readonly string[], orderBy: string | undefined): string;
   query<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
   /**
    * Rows as arrays of their columns, in the order selected: for the thousands of rows of a

@@ -109,8 +109,8 @@ export class SqliteClient implements SqlClient {
     return this.statement(sql, 'arrays').all(...params) as unknown as Row[];
   }
 
-  jsonRows(columns: readonly string[], orderBy: string): string {
-    return `json_group_array(json_array(${columns.join(', ')}) ORDER BY ${orderBy})`;
+  jsonRows(columns: readonly string[], orderBy: string | undefined): string {
+    return `json_group_array(json_array(${columns.join(', ')})${orderBy === undefined ? '' : ` ORDER BY ${orderBy}`})`;
   }
 
   async execute(sql: string, params: readonly SqlValue[] = []): Promise<void> {
