@@ -185,14 +185,20 @@ export class SyncFleet {
     return new Map([...this.ended].filter(([, failure]) => failure !== null));
   }
 
+  /**
+   * Waits for the next customer to fall due, for a sync's end, or for LONGEST_SLEEP_MS. One due
+   * already waits for a slot or for its host's, as startDue has just started all it could: a
+   * sync's end wakes this. Timed from a due moment passed, the loop would spin while behind.
+   */
   private async sleep(): Promise<void> {
     const now = Date.now();
-    let next = Infinity;
+    let next = now + LONGEST_SLEEP_MS;
     for (const customer of this.upstreams.keys()) {
-      if (!this.running.has(customer) && !this.ended.has(customer)) next = Math.min(next, this.due.get(customer) ?? now);
+      const due = this.due.get(customer) ?? now;
+      if (due > now && due < next && !this.running.has(customer) && !this.ended.has(customer)) next = due;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.max(0, Math.min(next - now, LONGEST_SLEEP_MS)));
+      const timer = setTimeout(resolve, next - now);
       this.wake = () => {
         clearTimeout(timer);
         resolve();
