@@ -8,11 +8,11 @@ export class HeldBytes {
   private released = false;
 
   /**
-   * `onGrowth` is told each time the count grows: a collection published, a body compressed.
-   * A part of another count (`part()`) adds to it too.
+   * `onGrowth` is told each time the count grows, and by how much: a collection published, a
+   * body compressed. A part of another count (`part()`) adds to it too.
    */
   constructor(
-    private readonly onGrowth?: () => void,
+    private readonly onGrowth?: (bytes: number) => void,
     private whole?: HeldBytes,
   ) {}
 
@@ -25,7 +25,7 @@ export class HeldBytes {
     if (this.released) return;
     this.count += bytes;
     this.whole?.add(bytes);
-    if (bytes > 0) this.onGrowth?.();
+    if (bytes > 0) this.onGrowth?.(bytes);
   }
 
   /** A count within this one for what may be let go before the rest, such as an answer kept for a while. */

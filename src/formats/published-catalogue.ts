@@ -105,8 +105,8 @@ export function kindsOf(parts: Iterable<PartName>): Set<ListedKind> {
 export interface PublicationEvents {
   /** A part was published from the records, taking `durationMs`. */
   readonly onPart?: (name: PartName, durationMs: number) => void;
-  /** What the catalogue holds grew (see `bytes`). */
-  readonly onGrowth?: () => void;
+  /** What the catalogue holds grew by `bytes` (see `bytes`). */
+  readonly onGrowth?: (bytes: number) => void;
 }
 
 /** A later version of a catalogue, as committed. */
