@@ -23,7 +23,7 @@ test('objects of an array are found whatever their strings hold, and anything el
     assert.deepEqual(found?.starts.map((start, index) => JSON.parse(list.subarray(start, found.ends[index]).toString()) as unknown), sessions);
     assert.deepEqual(found.ids, [1, 2, 3, 4]);
   }
-  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [], ids: [] });
+  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [], ids: [], urlStarts: [], urlEnds: [] });
   for (const text of ['{"Id":1}', '[1,2]', '[{"Id":1},]', '[{"Id":1} {"Id":2}]', '[{"Id":1}] x', '[{"Id":"1}]', '\uFEFF[]', '[{"Id":1}']) {
     assert.equal(objectsOfArray(Buffer.from(text)), undefined, text);
   }
@@ -45,8 +45,29 @@ test("each object's Id is the whole number its own member says, written plainly"
     ['{"Id":9007199254740993}', NaN],
     ['{"I\\u0064":1}', NaN],
     ['{"Id":1,"Id":2}', NaN],
+    ['{"Url":"Id","Id":2}', 2],
+    ['{"Id":1,"Url":"a","Url":"b"}', NaN],
+    ['{"Id":1,"Url":{"Href":"a"}}', NaN],
+    ['{"Id":1,"Url":["a"]}', NaN],
   ];
   for (const [object, id] of cases) assert.equal(idOf(object), id, object);
+});
+
+test("each object's Url is found as written, whatever its value holds", { timeout: 5000 }, () => {
+  const urlOf = (object: string): string | undefined => {
+    const list = Buffer.from(`[${object}]`);
+    const found = objectsOfArray(list);
+    const [start = -1, end = -1] = [found?.urlStarts[0], found?.urlEnds[0]];
+    return start === -1 ? undefined : list.subarray(start, end).toString();
+  };
+  const cases: [string, string | undefined][] = [
+    ['{"Id":1,"Url":"https://t.example/1?a=\\"b\\",c"}', '"https://t.example/1?a=\\"b\\",c"'],
+    ['{ "Url" : null , "Id":1}', 'null'],
+    ['{"Id":1,"Url":""}', '""'],
+    ['{"Id":1,"Title":"Url"}', undefined],
+    ['{"Id":1,"Links":{"Url":"a"}}', undefined],
+  ];
+  for (const [object, url] of cases) assert.equal(urlOf(object), url, object);
 });
 
 test('with no lists before, every session is read, from the lists as they came', { timeout: 5000 }, () => {
@@ -62,6 +83,9 @@ test('a session is read again when its record or its web session changed, appear
   const cases: [string, Json[], Json[], number[]][] = [
     ['seats of one', seats, webSeats, [2]],
     ['a Url alone', sessions, webSessions.map((session) => (session['Id'] === 3 ? { ...session, Url: 'https://elsewhere.example/3' } : session)), [3]],
+    ['the Url of another session', sessions, webSessions.map((session) => (session['Id'] === 1 ? { ...session, Url: webSessions[1]?.['Url'] } : session)), [1]],
+    ['a web session changed but for its Url', sessions, webSessions.map((session) => (session['Id'] === 1 ? { ...session, Title: 'Elsewhere' } : session)), []],
+    ['a Url dropped', sessions, webSessions.map(({ Url: _url, ...session }) => (session['Id'] === 2 ? session : { Url: _url, ...session })), [2]],
     ['a session gone', sessions.slice(1), webSessions.slice(1), []],
     ['a session new', [...sessions, { Id: 5 }], [...webSessions, { Id: 5, Url: 'u' }], [5]],
     ['off sale on the web', sessions, webSessions.slice(0, 2), [3]],

@@ -1,13 +1,14 @@
 /**
  * A cinema's session and web session lists as its upstream wrote them, record by record: each
- * record known by a digest of its bytes. A sync that finds one session changed in lists of 300
- * then reads, checks and compares that session alone, and leaves the others as they are stored:
- * a record whose bytes are those of a record of the lists its last sync wrote is that record,
- * and was stored as it says.
+ * session known by a digest of its bytes, each web session by a digest of its Url's, the one
+ * thing a session takes of it. A sync that finds one session changed in lists of 300 then reads,
+ * checks and compares that session alone, and leaves the others as they are stored: a session
+ * whose bytes are those of a session of the lists its last sync wrote, and whose web session has
+ * the Url it had then, is that session, and was stored as it says.
  *
  * Anything the records cannot be told apart by (lists that are not arrays of objects, an Id that
- * is not a whole number, an Id twice in a list) sends the sync back to reading the lists whole,
- * where the import says what is wrong.
+ * is not a whole number, an Id twice in a list, a Url twice in a record or not a plain value)
+ * sends the sync back to reading the lists whole, where the import says what is wrong.
  */
 import { hash } from 'node:crypto';
 
@@ -33,9 +34,9 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-/** Of the name `"Id"`. */
-const LETTER_I = 0x49;
-const LETTER_D = 0x64;
+/** The names of the members read, as bytes. */
+const ID_NAME = [...Buffer.from('Id')];
+const URL_NAME = [...Buffer.from('Url')];
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -47,16 +48,52 @@ function pastSpace(bytes: Buffer, at: number): number {
   return at;
 }
 
+/** Whether the string from `opening` to its closing quote at `closing` is `name`, written plainly. */
+function isName(bytes: Buffer, opening: number, closing: number, name: readonly number[]): boolean {
+  if (closing - opening - 1 !== name.length) return false;
+  for (let index = 0; index < name.length; index++) if (bytes[opening + 1 + index] !== name[index]) return false;
+  return true;
+}
+
+/** Where the string, `null` or other word that starts at `at` ends; -1 for an object or an array. */
+function endOfPlainValue(bytes: Buffer, at: number): number {
+  if (bytes[at] === OPEN_BRACE || bytes[at] === OPEN_BRACKET) return -1;
+  if (bytes[at] === QUOTE) {
+    for (at++; at < bytes.length; at++) {
+      if (bytes[at] === QUOTE) return at + 1;
+      if (bytes[at] === BACKSLASH) at++;
+    }
+    return -1;
+  }
+  while (at < bytes.length && bytes[at] !== COMMA && bytes[at] !== CLOSE_BRACE && !isSpace(bytes[at])) at++;
+  return at;
+}
+
+/** The objects of an array, as `objectsOfArray` finds them. */
+export interface FoundObjects {
+  readonly starts: number[];
+  readonly ends: number[];
+  /**
+   * The whole number each one's Id is written as; NaN when it has no Id, or one written
+   * otherwise, or two, or two Urls, or a Url that is an object or an array.
+   */
+  readonly ids: number[];
+  /** Where the value of each one's Url starts and ends: -1 when it has none (and nothing to go by when its Id is NaN). */
+  readonly urlStarts: number[];
+  readonly urlEnds: number[];
+}
+
 /**
- * Each object of a JSON array of objects: where it starts and ends, and the whole number its Id
- * is written as (NaN when it has no Id, or an Id written otherwise, or twice). Undefined when the
- * bytes are not such an array, as far as finding the objects tells: what each holds is the
- * import's to judge.
+ * Each object of a JSON array of objects: where it starts and ends, its Id and where its Url is.
+ * Undefined when the bytes are not such an array, as far as finding the objects tells: what each
+ * holds is the import's to judge.
  */
-export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; readonly ends: number[]; readonly ids: number[] } | undefined {
+export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
   const starts: number[] = [];
   const ends: number[] = [];
   const ids: number[] = [];
+  const urlStarts: number[] = [];
+  const urlEnds: number[] = [];
   const length = bytes.length;
   // No closure shares `at`: one would keep it out of a register, at every byte.
   let at = pastSpace(bytes, 0);
@@ -69,6 +106,8 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
       const start = at;
       let depth = 0;
       let id: number | undefined;
+      let urlStart = -1;
+      let urlEnd = -1;
       for (; at < length; at++) {
         const byte = bytes[at];
         if (byte === QUOTE) {
@@ -78,10 +117,19 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
             if (inString === QUOTE) break;
             if (inString === BACKSLASH) at++;
           }
-          if (depth === 1 && at === opening + 3 && bytes[opening + 1] === LETTER_I && bytes[opening + 2] === LETTER_D) {
+          // A name is followed by a colon; the text "Id" or "Url" as a value is not.
+          if (depth === 1 && isName(bytes, opening, at, ID_NAME)) {
             const value = wholeNumberValue(bytes, at + 1);
-            // The text "Id" as a value is followed by no colon: no Id.
             if (value !== undefined) id = id === undefined ? value : NaN;
+          } else if (depth === 1 && isName(bytes, opening, at, URL_NAME)) {
+            const value = valueAfterColon(bytes, at + 1);
+            if (value !== undefined) {
+              const end = endOfPlainValue(bytes, value);
+              // A Url twice, or one that is an object or an array: the record cannot be told apart.
+              if (urlStart !== -1 || end === -1) id = NaN;
+              urlStart = value;
+              urlEnd = end;
+            }
           }
         } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
         else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) break;
@@ -90,6 +138,8 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
       starts.push(start);
       ends.push(++at);
       ids.push(id ?? NaN);
+      urlStarts.push(urlStart);
+      urlEnds.push(urlEnd);
       at = pastSpace(bytes, at);
       const next = bytes[at++];
       if (next === CLOSE_BRACKET) break;
@@ -98,17 +148,22 @@ export function objectsOfArray(bytes: Buffer): { readonly starts: number[]; read
     }
   }
   at = pastSpace(bytes, at);
-  return at === length ? { starts, ends, ids } : undefined;
+  return at === length ? { starts, ends, ids, urlStarts, urlEnds } : undefined;
+}
+
+/** Where the value of the member whose name ends just before `at` starts; undefined when no colon follows (the name was a value). */
+function valueAfterColon(bytes: Buffer, at: number): number | undefined {
+  at = pastSpace(bytes, at);
+  return bytes[at] === COLON ? pastSpace(bytes, at + 1) : undefined;
 }
 
 /**
- * The value of the member whose name ends just before `at`, when it is a whole number written
+ * The value of the member whose name ends just before `from`, when it is a whole number written
  * plainly (NaN when it is written otherwise); undefined when no colon follows (a string value).
  */
-function wholeNumberValue(bytes: Buffer, at: number): number | undefined {
-  at = pastSpace(bytes, at);
-  if (bytes[at++] !== COLON) return undefined;
-  at = pastSpace(bytes, at);
+function wholeNumberValue(bytes: Buffer, from: number): number | undefined {
+  let at = valueAfterColon(bytes, from);
+  if (at === undefined) return undefined;
   const negative = bytes[at] === MINUS;
   if (negative) at++;
   const first = at;
@@ -124,15 +179,20 @@ function wholeNumberValue(bytes: Buffer, at: number): number | undefined {
 class RecordDigests {
   constructor(private readonly digests: string) {}
 
+  /** Whether the list had a record of this digest at `index`. */
+  isAt(digest: string, index: number): boolean {
+    return this.digests.startsWith(digest, index * DIGEST_LENGTH);
+  }
+
   /** Whether the list had a record of this digest, looked for first where a record at `index` would be. */
   has(digest: string, index: number): boolean {
-    if (this.digests.startsWith(digest, index * DIGEST_LENGTH)) return true;
+    if (this.isAt(digest, index)) return true;
     for (let at = this.digests.indexOf(digest); at !== -1; at = this.digests.indexOf(digest, at + 1)) if (at % DIGEST_LENGTH === 0) return true;
     return false;
   }
 }
 
-/** A list's records, each with its Id and whether the last sync's list had it, byte for byte. */
+/** A list's records, each with its Id and whether the last sync's list had it as it is now. */
 interface ListRecords {
   readonly records: readonly Buffer[];
   readonly ids: readonly number[];
@@ -140,24 +200,59 @@ interface ListRecords {
   readonly digests: RecordDigests;
 }
 
-/** The list's records, and which of them `previous` had; undefined when they cannot be told apart. */
-function listRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRecords | undefined {
+/** The objects of a list, when each has an Id of its own. */
+function objectsWithIds(bytes: Buffer): FoundObjects | undefined {
   const found = objectsOfArray(bytes);
-  if (found === undefined || found.ids.some(Number.isNaN) || new Set(found.ids).size !== found.ids.length) return undefined;
-  const records = found.starts.map((start, index) => bytes.subarray(start, found.ends[index]));
+  return found === undefined || found.ids.some(Number.isNaN) || new Set(found.ids).size !== found.ids.length ? undefined : found;
+}
+
+function recordsOf(bytes: Buffer, { starts, ends }: FoundObjects): Buffer[] {
+  return starts.map((start, index) => bytes.subarray(start, ends[index]));
+}
+
+/** A session list's records, each known when `previous` had it byte for byte; undefined when they cannot be told apart. */
+function sessionRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRecords | undefined {
+  const found = objectsWithIds(bytes);
+  if (found === undefined) return undefined;
+  const records = recordsOf(bytes, found);
   const digests = records.map(digestOf);
   const known = digests.map((digest, index) => previous?.has(digest, index) === true);
   return { records, ids: found.ids, known, digests: new RecordDigests(digests.join('')) };
 }
 
+/**
+ * A web session list's records, each known when the web session of its Id in `previous` had its
+ * Url byte for byte: a session takes nothing else of its web session, and a Url is a tenth of
+ * the record. Undefined when they cannot be told apart.
+ */
+function webSessionRecords(bytes: Buffer, previous: UpstreamSessions | undefined): ListRecords | undefined {
+  const found = objectsWithIds(bytes);
+  if (found === undefined) return undefined;
+  const { ids, urlStarts, urlEnds } = found;
+  const digests = urlStarts.map((start, index) => digestOf(start === -1 ? NO_URL : bytes.subarray(start, urlEnds[index])));
+  const known = digests.map((digest, index) => previous?.hadUrl(ids[index] as number, index, digest) === true);
+  return { records: recordsOf(bytes, found), ids, known, digests: new RecordDigests(digests.join('')) };
+}
+
+/** What a web session without a Url is digested as: no Url's bytes are empty. */
+const NO_URL = Buffer.alloc(0);
+
 /** What the last sync wrote of a cinema's sessions, as its upstream wrote them. */
 export class UpstreamSessions {
   private constructor(
+    /** The digest of each session record. */
     private readonly sessions: RecordDigests,
-    private readonly webSessions: RecordDigests,
-    /** The sessions that had a web session: one that goes takes its Url with it. */
+    /** The sessions that had a web session, in the order of the web session list: one that goes takes its Url with it. */
     private readonly onSale: Float64Array,
+    /** The digest of the Url of each of them. */
+    private readonly urls: RecordDigests,
   ) {}
+
+  /** Whether the web session of `id`, looked for first at `index`, had a Url of this digest. */
+  hadUrl(id: number, index: number, digest: string): boolean {
+    const at = this.onSale[index] === id ? index : this.onSale.indexOf(id);
+    return at !== -1 && this.urls.isAt(digest, at);
+  }
 
   /**
    * The sessions of the lists read now that must be read, checked and compared, and those left as
@@ -166,11 +261,11 @@ export class UpstreamSessions {
    * are read whole.
    */
   static toRead(sessions: Buffer, webSessions: Buffer, previous: UpstreamSessions | undefined): SessionsToRead | undefined {
-    const list = listRecords(sessions, previous?.sessions);
-    const webList = listRecords(webSessions, previous?.webSessions);
+    const list = sessionRecords(sessions, previous?.sessions);
+    const webList = webSessionRecords(webSessions, previous);
     if (list === undefined || webList === undefined) return undefined;
-    const upstream = new UpstreamSessions(list.digests, webList.digests, Float64Array.from(webList.ids));
-    // A session is read again when its record or its web session's is new, or its web session is gone.
+    const upstream = new UpstreamSessions(list.digests, Float64Array.from(webList.ids), webList.digests);
+    // A session is read again when its record or its web session's Url is new, or its web session is gone.
     const changed = new Set<number>();
     list.ids.forEach((id, index) => list.known[index] || changed.add(id));
     webList.ids.forEach((id, index) => webList.known[index] || changed.add(id));
