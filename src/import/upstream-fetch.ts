@@ -138,7 +138,12 @@ const MAX_REDIRECTS = 5;
 /** Answers that say the upstream is busy or broken for now. */
 const TRANSIENT_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 /** What each content coding asked for is undone by. */
-const DECODERS: Readonly<Record<string, () => Transform>> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+const DECODERS: ReadonlyMap<string, () => Transform> = new Map([
+  ['gzip', createGunzip],
+  ['x-gzip', createGunzip],
+  ['deflate', createInflate],
+  ['br', createBrotliDecompress],
+]);
 const ACCEPT_ENCODING = 'br, gzip, deflate';
 
 /**
@@ -185,7 +190,7 @@ async function fetchFollowing(url: string, headers: Readonly<Record<string, stri
 function decodedBody(response: IncomingMessage): Readable | undefined {
   const coding = response.headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
   if (coding === 'identity') return response;
-  const decoder = DECODERS[coding]?.();
+  const decoder = DECODERS.get(coding)?.();
   // However either ends, both are closed: an error of one is the other's too.
   return decoder === undefined ? undefined : pipeline(response, decoder, () => undefined);
 }
