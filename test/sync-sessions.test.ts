@@ -17,11 +17,9 @@ class SessionLists {
   webSessions: Json[] = demoSessions.slice(0, 60);
   /** Answered for the sessions in their place when set: a list JSON.stringify would not write. */
   sessionsText: string | undefined;
-  /** Answered for the upstream's screens when set. */
-  screens: Json[] | undefined;
 
   readonly intercept: Intercept = (request, response) => {
-    const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : request.url === '/v1/screen' ? this.screens : undefined;
+    const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : undefined;
     if (list === undefined) return false;
     const body = list === this.sessions && this.sessionsText !== undefined ? this.sessionsText : JSON.stringify(list);
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
@@ -113,37 +111,6 @@ describe('a sync that finds some sessions changed', () => {
     lists.sessions = SessionLists.changed(valid, 1011, { SeatsHeld: 1 });
     await waitFor(() => synced() > before, 30_000, log);
     assert.deepEqual(await exported(), lists.mirrored());
-    assert.equal(await sync.stop(), 0);
-  });
-
-  test('sessions alone are checked against the catalogue as the sync that last changed the rest of it left it', { timeout: 120_000 }, async () => {
-    const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
-    const lists = new SessionLists();
-    const demoScreens = JSON.parse(await readFile(join(DEMO, 'screens.json'), 'utf8')) as Json[];
-    lists.screens = [...demoScreens, { ...demoScreens[0], Id: 4, Name: 'Four', ScreenNumber: '4' }];
-    const server = await upstreamServer(upstream.url, lists.intercept);
-    const local = await freshDatabase();
-    const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
-    const sync = startSync(['--database', local, '--upstreams', file, '--every', '1s', '--sessions-every', '1s', '--retry-delay', '200']);
-    const log = (): string => sync.lines.join('\n');
-    const catalogue = async (): Promise<{ screens: Json[]; sessions: Json[] }> => {
-      const { screens = '[]', sessions = '[]' } = await exportCatalogue(local, 'json', CUSTOMER);
-      return { screens: JSON.parse(screens) as Json[], sessions: byId(JSON.parse(sessions) as Json[]) };
-    };
-    await waitFor(async () => (await catalogue()).screens.length === 4, 60_000, log);
-    // A sync of the sessions alone, which keeps what it checked them against.
-    lists.sessions = SessionLists.changed(lists.sessions, 1002, { SeatsAvailable: 5 });
-    await waitFor(async () => (await catalogue()).sessions.find((session) => session['Id'] === 1002)?.['SeatsAvailable'] === 5, 30_000, log);
-    // One sync takes screen 4 away and a session's seats with it...
-    lists.screens = demoScreens;
-    lists.sessions = SessionLists.changed(lists.sessions, 1003, { SeatsAvailable: 6 });
-    await waitFor(async () => (await catalogue()).screens.length === 3, 30_000, log);
-    await waitFor(async () => (await catalogue()).sessions.find((session) => session['Id'] === 1003)?.['SeatsAvailable'] === 6, 30_000, log);
-    const stored = await catalogue();
-    // ...so a session moved to it alone next is refused, not checked against the screens before.
-    lists.sessions = SessionLists.changed(lists.sessions, 1002, { ScreenId: 4 });
-    await waitFor(() => /\(id "1002"\): ScreenId: must name a screen of the catalogue/.test(log()), 30_000, log);
-    assert.deepEqual(await catalogue(), stored);
     assert.equal(await sync.stop(), 0);
   });
 });

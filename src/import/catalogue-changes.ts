@@ -10,7 +10,7 @@ import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../cat
 import { jsonRecord } from '../formats/json-writer.js';
 import type { RecordKind } from '../formats/record-kinds.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
-import { loadCatalogueOutline, readFilmPages, type CatalogueOutline } from '../store/catalogue-repository.js';
+import { loadCatalogueOutline, readFilmPages } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 
 export interface ChangeCounts {
@@ -105,16 +105,10 @@ export class StoredSessions {
     readonly version: number,
     private readonly ids: Float64Array,
     private readonly digests: string,
-    /**
-     * The rest of the catalogue, outlined, when the import that left the sessions changed nothing
-     * else: the next import of sessions alone checks them against it rather than reading it
-     * again (the read was a fifth of a one-session sync's transaction). About 24 KB for 400 films.
-     */
-    readonly outline: CatalogueOutline | undefined,
   ) {}
 
-  static of(version: number, digests: ReadonlyMap<number, string>, outline: CatalogueOutline | undefined): StoredSessions {
-    return new StoredSessions(version, Float64Array.from(digests.keys()), [...digests.values()].join(''), outline === undefined ? undefined : { ...outline, sessions: [] });
+  static of(version: number, digests: ReadonlyMap<number, string>): StoredSessions {
+    return new StoredSessions(version, Float64Array.from(digests.keys()), [...digests.values()].join(''));
   }
 
   unpacked(): Map<number, string> {
@@ -132,8 +126,6 @@ export interface CatalogueChanges {
   readonly attributes: ChangeTracker<string, Attribute>;
   readonly site: ChangeTracker<string, Site>;
   readonly sessions: ChangeTracker<number, Session>;
-  /** The stored catalogue outlined, as the import was checked against it. */
-  readonly outline: CatalogueOutline;
   /** What the stored catalogue keeps beside an import that replaces the records of `replaced`. */
   existingBeside(replaced: ReadonlySet<RecordKind>): ExistingRecords;
 }
@@ -169,12 +161,10 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
  * page and digested only when the input may hold some (`kinds`): otherwise their ids are all an
  * import needs, and a catalogue's films are most of its records. The sessions' digests are not
  * read when they are known (`storedSessions`, of an import that replaces the sessions: what the
- * stored sessions name is not checked then, as the input's replace them), nor the rest of the
- * outline when they carry it.
+ * stored sessions name is not checked then, as the input's replace them).
  */
 export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>, storedSessions?: StoredSessions): Promise<CatalogueChanges> {
-  const outline = storedSessions?.outline ?? (await loadCatalogueOutline(db, customer, storedSessions === undefined));
-  const { filmIds, packages, screens, attributes, site, sessions } = outline;
+  const { filmIds, packages, screens, attributes, site, sessions } = await loadCatalogueOutline(db, customer, storedSessions === undefined);
   const films = new Map<string, string>();
   if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
   // Never compared: no film comes in.
@@ -205,5 +195,5 @@ export async function trackChanges(db: SqlClient, customer: string, kinds: Reado
     packageSessions: replaced.has('session') ? [] : packageSessions,
     references: references.filter((reference) => !replaced.has(reference.holder)),
   });
-  return { ...changes, outline, existingBeside };
+  return { ...changes, existingBeside };
 }

@@ -261,8 +261,7 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     change,
     version,
     written: write && changed,
-    // The outline the input was checked against is the catalogue's still when the sessions alone changed.
-    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests(), changedKinds(change).every((kind) => kind === 'sessions') ? changes.outline : undefined) : undefined,
+    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests()) : undefined,
     warnings: check.warnings.listed,
     warningCount: check.warnings.count,
   };
