@@ -93,7 +93,7 @@ describe('a sync that finds some sessions changed', () => {
     await waitFor(() => failure.test(log()), 30_000, log);
     assert.deepEqual(await exported(), stored);
     // So is one too deep to read. A retry of the list above may still be failing as it changes:
-    // the failure looked for is the one that names no id, as a record too deep to read has none.
+    // the failure looked for is the one that says how deep.
     const failures = (): string[] => sync.lines.filter((line) => line.startsWith(`sync: customer '${CUSTOMER}'`));
     const failed = failures().length;
     lists.sessionsText = JSON.stringify(valid).replace('"Id":1010,', `"Id":1010,"Deep":${'['.repeat(200)}${']'.repeat(200)},`);

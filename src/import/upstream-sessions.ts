@@ -55,15 +55,23 @@ function isName(bytes: Buffer, opening: number, closing: number, name: readonly 
   return true;
 }
 
-/** Where the string, `null` or other word that starts at `at` ends; -1 for an object or an array. */
+/** Where the quote that closes the string opened at `opening` is; the length of `bytes` when none does. */
+function closingQuote(bytes: Buffer, opening: number): number {
+  let at = opening + 1;
+  for (; at < bytes.length; at++) {
+    const byte = bytes[at];
+    if (byte === QUOTE) break;
+    if (byte === BACKSLASH) at++;
+  }
+  return Math.min(at, bytes.length);
+}
+
+/** Where the string, `null` or other word that starts at `at` ends; -1 for an object or an array, or a string never closed. */
 function endOfPlainValue(bytes: Buffer, at: number): number {
   if (bytes[at] === OPEN_BRACE || bytes[at] === OPEN_BRACKET) return -1;
   if (bytes[at] === QUOTE) {
-    for (at++; at < bytes.length; at++) {
-      if (bytes[at] === QUOTE) return at + 1;
-      if (bytes[at] === BACKSLASH) at++;
-    }
-    return -1;
+    const closing = closingQuote(bytes, at);
+    return closing < bytes.length ? closing + 1 : -1;
   }
   while (at < bytes.length && bytes[at] !== COMMA && bytes[at] !== CLOSE_BRACE && !isSpace(bytes[at])) at++;
   return at;
@@ -112,11 +120,7 @@ export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
         const byte = bytes[at];
         if (byte === QUOTE) {
           const opening = at;
-          for (at++; at < length; at++) {
-            const inString = bytes[at];
-            if (inString === QUOTE) break;
-            if (inString === BACKSLASH) at++;
-          }
+          at = closingQuote(bytes, opening);
           // A name is followed by a colon; the text "Id" or "Url" as a value is not.
           if (depth === 1 && isName(bytes, opening, at, ID_NAME)) {
             const value = wholeNumberValue(bytes, at + 1);
@@ -194,8 +198,8 @@ class RecordDigests {
 
 /** A list's records, each with its Id and whether the last sync's list had it as it is now. */
 interface ListRecords {
-  readonly records: readonly Buffer[];
-  readonly ids: readonly number[];
+  readonly bytes: Buffer;
+  readonly found: FoundObjects;
   readonly known: readonly boolean[];
   readonly digests: RecordDigests;
 }
@@ -206,18 +210,18 @@ function objectsWithIds(bytes: Buffer): FoundObjects | undefined {
   return found === undefined || found.ids.some(Number.isNaN) || new Set(found.ids).size !== found.ids.length ? undefined : found;
 }
 
-function recordsOf(bytes: Buffer, { starts, ends }: FoundObjects): Buffer[] {
-  return starts.map((start, index) => bytes.subarray(start, ends[index]));
+/** The bytes of the record at `index`. */
+function recordAt(bytes: Buffer, { starts, ends }: FoundObjects, index: number): Buffer {
+  return bytes.subarray(starts[index], ends[index]);
 }
 
 /** A session list's records, each known when `previous` had it byte for byte; undefined when they cannot be told apart. */
 function sessionRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRecords | undefined {
   const found = objectsWithIds(bytes);
   if (found === undefined) return undefined;
-  const records = recordsOf(bytes, found);
-  const digests = records.map(digestOf);
+  const digests = found.starts.map((_, index) => digestOf(recordAt(bytes, found, index)));
   const known = digests.map((digest, index) => previous?.has(digest, index) === true);
-  return { records, ids: found.ids, known, digests: new RecordDigests(digests.join('')) };
+  return { bytes, found, known, digests: new RecordDigests(digests.join('')) };
 }
 
 /**
@@ -231,7 +235,7 @@ function webSessionRecords(bytes: Buffer, previous: UpstreamSessions | undefined
   const { ids, urlStarts, urlEnds } = found;
   const digests = urlStarts.map((start, index) => digestOf(start === -1 ? NO_URL : bytes.subarray(start, urlEnds[index])));
   const known = digests.map((digest, index) => previous?.hadUrl(ids[index] as number, index, digest) === true);
-  return { records: recordsOf(bytes, found), ids, known, digests: new RecordDigests(digests.join('')) };
+  return { bytes, found, known, digests: new RecordDigests(digests.join('')) };
 }
 
 /** What a web session without a Url is digested as: no Url's bytes are empty. */
@@ -264,16 +268,16 @@ export class UpstreamSessions {
     const list = sessionRecords(sessions, previous?.sessions);
     const webList = webSessionRecords(webSessions, previous);
     if (list === undefined || webList === undefined) return undefined;
-    const upstream = new UpstreamSessions(list.digests, Float64Array.from(webList.ids), webList.digests);
+    const upstream = new UpstreamSessions(list.digests, Float64Array.from(webList.found.ids), webList.digests);
     // A session is read again when its record or its web session's Url is new, or its web session is gone.
     const changed = new Set<number>();
-    list.ids.forEach((id, index) => list.known[index] || changed.add(id));
-    webList.ids.forEach((id, index) => webList.known[index] || changed.add(id));
-    const webIds = new Set(webList.ids);
+    for (const { found, known } of [list, webList]) found.ids.forEach((id, index) => known[index] || changed.add(id));
+    const webIds = new Set(webList.found.ids);
     for (const id of previous?.onSale ?? []) if (!webIds.has(id)) changed.add(id);
-    const kept = list.ids.filter((id) => !changed.has(id));
+    const kept = list.found.ids.filter((id) => !changed.has(id));
     if (kept.length === 0) return { sessions, webSessions, kept, upstream };
-    const ofChanged = ({ records, ids }: ListRecords): Buffer => jsonArray(records.filter((_, index) => changed.has(ids[index] as number)));
+    const ofChanged = ({ bytes, found }: ListRecords): Buffer =>
+      jsonArray(found.ids.flatMap((id, index) => (changed.has(id) ? [recordAt(bytes, found, index)] : [])));
     return { sessions: ofChanged(list), webSessions: ofChanged(webList), kept, upstream };
   }
 }
