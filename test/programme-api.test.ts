@@ -243,7 +243,7 @@ describe('every new path follows the rules of every path', () => {
       assert.equal((await get(demo, path, { 'if-none-match': String(response.headers['etag']) })).statusCode, 304, path);
       assert.match(varyOf(response), /^Accept/);
     }
-    // A list this large is compressed in the background, from its first compressed request on.
+    // A list this large is compressed in the background, from its second compressed request on.
     let list = await get(demo, '/v1/session', { 'accept-encoding': 'gzip' });
     await waitFor(async () => (list = await get(demo, '/v1/session', { 'accept-encoding': 'gzip' })).headers['content-encoding'] === 'gzip', 30_000);
     const identity = await get(demo, '/v1/session');

@@ -32,7 +32,6 @@ const compressSync: Readonly<Record<ContentCoding, (body: Buffer) => Buffer>> = 
   br: (body) => zlib.brotliCompressSync(body, BROTLI_OPTIONS),
   gzip: (body) => zlib.gzipSync(body, GZIP_OPTIONS),
 };
-const CODINGS: readonly ContentCoding[] = ['br', 'gzip'];
 
 export class Representation {
   /**
@@ -42,11 +41,15 @@ export class Representation {
   private tag: string | undefined;
   /**
    * Compressed forms once made; null where compression did not pay. A cache, never a change of
-   * content, made on the first compressed request: most records are never asked for compressed,
-   * and a map for each of them made a publication's garbage collections copy thousands more objects.
+   * content, made on the first compressed request in each coding: most records are never asked
+   * for compressed, and a map for each of them made a publication's garbage collections copy
+   * thousands more objects.
    */
   private encodings: Map<ContentCoding, EncodedBody | null> | undefined;
-  private compressing: Promise<void> | undefined;
+  /** The compressions under way or done in the thread pool, by coding. */
+  private compressing: Map<ContentCoding, Promise<void>> | undefined;
+  /** Compressed requests of a large body, counted until its compression begins. */
+  private compressedAsks = 0;
 
   /** `held` counts the compressed forms as they are made. */
   constructor(
@@ -64,15 +67,19 @@ export class Representation {
 
   /**
    * The body in `coding`, or undefined when it is not (yet) worth sending. A small body is
-   * compressed on its first compressed request; a large one in the thread pool, begun by that
-   * request, since compressing megabytes on the request path would stall every other request.
+   * compressed on its first request in that coding. A large one is compressed in the thread pool,
+   * since compressing megabytes on the request path would stall every other request, and only
+   * from its second compressed request on: a list that changes every minute is often asked once
+   * an edition (a sync or a CDN revalidating after each change), and compressing each edition
+   * for a client that had already been sent it whole cost more than the change itself.
    */
   encoded(coding: ContentCoding): EncodedBody | undefined {
     if (!this.compressible) return undefined;
     const encoded = this.encodings?.get(coding);
     if (encoded !== undefined) return encoded ?? undefined;
-    if (this.body.length > MAX_COMPRESSED_ON_REQUEST) return void this.compressed();
-    return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
+    if (this.body.length <= MAX_COMPRESSED_ON_REQUEST) return this.keep(coding, compressSync[coding](this.body)) ?? undefined;
+    if (++this.compressedAsks > 1) void this.compressed(coding);
+    return undefined;
   }
 
   /** What it holds: its body, and its compressed forms made so far. */
@@ -83,17 +90,23 @@ export class Representation {
   }
 
   /**
-   * Resolves once the body is compressed in every coding, one after the other in the thread pool,
-   * begun on the first call. An answer written for a request waits for it, so that even its first
-   * client gets it compressed; a prebuilt one goes out as it is meanwhile.
+   * Resolves once the body is compressed in `coding` in the thread pool, begun on the first call.
+   * An answer written for a request waits for it, so that even its first client gets it
+   * compressed; a prebuilt one goes out as it is meanwhile.
    */
-  compressed(): Promise<void> {
+  compressed(coding: ContentCoding): Promise<void> {
     if (!this.compressible) return Promise.resolve();
-    return (this.compressing ??= (async () => {
-      for (const coding of CODINGS) if (this.encodings?.get(coding) === undefined) this.keep(coding, await compressAsync[coding](this.body));
-    })().catch(() => {
-      // Only a lack of memory makes zlib fail: the body goes on being sent as it is, which every client takes.
-    }));
+    this.compressing ??= new Map();
+    let compressing = this.compressing.get(coding);
+    if (compressing === undefined) {
+      compressing = compressAsync[coding](this.body).then(
+        (compressed) => void this.keep(coding, compressed),
+        // Only a lack of memory makes zlib fail: the body goes on being sent as it is, which every client takes.
+        () => {},
+      );
+      this.compressing.set(coding, compressing);
+    }
+    return compressing;
   }
 
   private keep(coding: ContentCoding, compressed: Buffer): EncodedBody | null {

@@ -111,7 +111,8 @@ function answerFromProgramme(
  * for it: a site revalidating after each change would otherwise pay to compress every edition.
  */
 export async function sendWritten(request: FastifyRequest, reply: FastifyReply, answer: Representation, contentType: string, cacheControl: string): Promise<FastifyReply> {
-  if (negotiateEncoding(request.headers['accept-encoding']) !== undefined) await answer.compressed();
+  const coding = negotiateEncoding(request.headers['accept-encoding']);
+  if (coding !== undefined) await answer.compressed(coding);
   return sendAnswer(request, reply, answer, contentType, cacheControl);
 }
 
