@@ -66,10 +66,18 @@ export interface SyncBenchResults extends RunHeader {
     /**
      * The minutes of changes of the steady state (before one pass of changes, the whole steady
      * state): their length, the sync's and the downstream server's CPU time over them (in cores:
-     * seconds of CPU a second; the server's absent from older results), and the failures the
-     * sync logged.
+     * seconds of CPU a second; the server's absent from older results), the stand-in upstream's
+     * and this process's, which commits the changes upstream (both sharing core 1 with the sync;
+     * absent from older results), and the failures the sync logged.
      */
-    readonly steady: { readonly seconds: number; readonly cpuCores: number; readonly serverCpuCores?: number; readonly failureLines: number };
+    readonly steady: {
+      readonly seconds: number;
+      readonly cpuCores: number;
+      readonly serverCpuCores?: number;
+      readonly upstreamCpuCores?: number;
+      readonly changerCpuCores?: number;
+      readonly failureLines: number;
+    };
     /**
      * From each cinema's change committed upstream until the upstream server published it (its
      * log): the stand-in's own delay, which a Veezi site would not have.
@@ -311,7 +319,13 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     const watching = watchChanges(new Map(readers.map((reader) => [reader.key, reader])), written, () => performance.now() > watchUntil);
     const firstSeats = 1 + (Math.floor(Date.now() / 1000) % 10_000) * 100;
     await sleep(30_000);
-    const changingFrom = { at: performance.now(), sync: await cpuSeconds(pid), server: await cpuSeconds(server.process.pid as number) };
+    const changingFrom = {
+      at: performance.now(),
+      sync: await cpuSeconds(pid),
+      server: await cpuSeconds(server.process.pid as number),
+      upstream: await cpuSeconds(upstream.pid as number),
+      changer: await cpuSeconds(process.pid),
+    };
     let passes = 0;
     let changingSeconds = 0;
     let passAt = changingFrom.at;
@@ -332,6 +346,8 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
       seconds: changingSecondsInAll,
       cpuCores: ((await cpuSeconds(pid)) - changingFrom.sync) / changingSecondsInAll,
       serverCpuCores: ((await cpuSeconds(server.process.pid as number)) - changingFrom.server) / changingSecondsInAll,
+      upstreamCpuCores: ((await cpuSeconds(upstream.pid as number)) - changingFrom.upstream) / changingSecondsInAll,
+      changerCpuCores: ((await cpuSeconds(process.pid)) - changingFrom.changer) / changingSecondsInAll,
       failureLines: failureLines - failuresBefore,
     };
     watchUntil = performance.now() + CHANGE_INTERVAL_MS + 10_000;
@@ -360,6 +376,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
       clientsDelay: { p99Ms: clientsDelay.percentile(99) / 1e6, maxMs: clientsDelay.max / 1e6 },
     };
     console.log(`${passes} minutes of changes (${steady.seconds.toFixed(0)} s): the sync used ${(steady.cpuCores * 100).toFixed(1)} % of a core, the downstream server ${(steady.serverCpuCores * 100).toFixed(1)} %; ${steady.failureLines} failures logged`);
+    console.log(`  on core 1 with the sync, the stand-in upstream server used ${(steady.upstreamCpuCores * 100).toFixed(1)} % of a core, the changes committed to it (this process) ${(steady.changerCpuCores * 100).toFixed(1)} %`);
     console.log(`each change published by the upstream server after its commit: ${formatSpread(changeMadeUpstream)}; ${changeMadeUpstream.published} of ${changes.length} changes`);
     console.log(`  written downstream by the sync after the upstream published it: ${formatSpread(changeWritten)}; ${changeWritten.written} written`);
     console.log(`  served downstream after the upstream published it: ${formatSpread(changeServedAfterUpstream)}`);
