@@ -43,3 +43,25 @@ test("each listener is told of another connection's commit, and one closed leave
     await rm(directory, { recursive: true, force: true });
   }
 });
+
+test('a commit is told as the log is written, with no timer looking for it meanwhile', { timeout: 20_000 }, async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'marquee-sqlite-watch-'));
+  const listening = SqliteClient.open(join(directory, 'marquee.db'));
+  const writing = SqliteClient.open(join(directory, 'marquee.db'));
+  try {
+    await writing.execute('CREATE TABLE t (n INTEGER)');
+    // An interval never fires from here on: a server doing nothing must not be woken to look.
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    let told = 0;
+    const subscription = listening.listen('a', () => told++);
+    for (const n of [1, 2, 3]) {
+      await writing.execute(`INSERT INTO t VALUES (${n})`);
+      await until(() => told === n, `commit ${n} was not told`);
+    }
+    await subscription.close();
+  } finally {
+    await listening.close();
+    await writing.close();
+    await rm(directory, { recursive: true, force: true });
+  }
+});
