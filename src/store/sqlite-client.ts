@@ -21,12 +21,10 @@ import {
  */
 const BUSY_TIMEOUT_MS = 5000;
 const FIRST_RETRY_MS = 50;
-/**
- * How soon another connection's commit is looked for again after its log was written, when it was
- * not seen at once: a commit writes its frames to the log before it marks them committed in the
- * log's index. Also how often it is looked for where the log cannot be watched.
- */
+/** How often a listener looks whether another connection committed, while the database is written. */
 const COMMIT_CHECK_MS = 20;
+/** Looks that found no commit, a second's worth, after which a listener waits for the log to be written again. */
+const QUIET_CHECKS = 50;
 const LONGEST_RETRY_MS = 1000;
 
 /** Primary result codes, the low byte of the extended code node:sqlite reports as `errcode`. */
@@ -220,11 +218,13 @@ export class SqliteClient implements SqlClient {
   }
 
   /**
-   * Reads `PRAGMA data_version` each time the write-ahead log is written (inotify), and once more
-   * COMMIT_CHECK_MS later when it had not moved: a server with nothing to read is not woken. It
-   * was read every COMMIT_CHECK_MS before, and on a virtual machine each wake cost more than the
-   * pragma, about 1 % of a core for a server doing nothing. Where the log cannot be watched (a
-   * database in memory, a file system without inotify) it is read every COMMIT_CHECK_MS still.
+   * Reads `PRAGMA data_version` every COMMIT_CHECK_MS while the database is written, and in
+   * between waits for its write-ahead log to be written (inotify) with no timer: a server with
+   * nothing to read is not woken. On a virtual machine each wake cost more than the pragma:
+   * reading it every COMMIT_CHECK_MS always was about 1 % of a core for a server doing nothing,
+   * and reading it at each write of the log cost more than that while a sync committed 30 times
+   * a second. Where the log cannot be watched (a database in memory, a file system without
+   * inotify) it is read every COMMIT_CHECK_MS always.
    */
   private watchCommits(): { close(): void } {
     const dataVersion = (): unknown => this.statement('PRAGMA data_version', 'arrays').get()?.[0];
@@ -238,34 +238,42 @@ export class SqliteClient implements SqlClient {
       for (const signal of this.listeners) signal();
       return true;
     };
-    const polling = (): { close(): void } => {
-      const timer = setInterval(moved, COMMIT_CHECK_MS).unref();
-      return { close: () => clearInterval(timer) };
+    let stop: () => void;
+    const poll = (untilQuiet: boolean): void => {
+      let quietChecks = 0;
+      const timer = setInterval(() => {
+        if (moved()) quietChecks = 0;
+        else if (untilQuiet && ++quietChecks >= QUIET_CHECKS) {
+          clearInterval(timer);
+          watchLog();
+        }
+      }, COMMIT_CHECK_MS).unref();
+      stop = () => clearInterval(timer);
     };
-    let again: NodeJS.Timeout | undefined;
-    let active: { close(): void };
-    try {
-      const watcher = watch(`${this.path}-wal`, { persistent: false }, () => {
-        if (moved() || again !== undefined) return;
-        again = setTimeout(() => {
-          again = undefined;
+    const watchLog = (): void => {
+      try {
+        let written = false;
+        const watcher = watch(`${this.path}-wal`, { persistent: false }, () => {
+          if (written) return;
+          written = true;
+          watcher.close();
+          // A commit writes its frames before it marks them committed: it is looked for at once and then every COMMIT_CHECK_MS.
           moved();
-        }, COMMIT_CHECK_MS).unref();
-      });
-      watcher.on('error', () => {
-        watcher.close();
-        active = polling();
-      });
-      active = watcher;
-    } catch {
-      active = polling();
-    }
-    return {
-      close: () => {
-        clearTimeout(again);
-        active.close();
-      },
+          poll(true);
+        });
+        watcher.on('error', () => {
+          watcher.close();
+          poll(false);
+        });
+        stop = () => watcher.close();
+        // A commit between the last look and the watch wrote the log before the watch began.
+        moved();
+      } catch {
+        poll(false);
+      }
     };
+    watchLog();
+    return { close: () => stop() };
   }
 
   async close(): Promise<void> {
