@@ -319,13 +319,11 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     const watching = watchChanges(new Map(readers.map((reader) => [reader.key, reader])), written, () => performance.now() > watchUntil);
     const firstSeats = 1 + (Math.floor(Date.now() / 1000) % 10_000) * 100;
     await sleep(30_000);
-    const changingFrom = {
-      at: performance.now(),
-      sync: await cpuSeconds(pid),
-      server: await cpuSeconds(server.process.pid as number),
-      upstream: await cpuSeconds(upstream.pid as number),
-      changer: await cpuSeconds(process.pid),
-    };
+    // The processes whose CPU the minutes of changes are measured by: this one commits the changes upstream.
+    const measured = { sync: pid, server: server.process.pid as number, upstream: upstream.pid as number, changer: process.pid };
+    const cpuOfEach = async (): Promise<Record<keyof typeof measured, number>> =>
+      Object.fromEntries(await Promise.all(Object.entries(measured).map(async ([name, id]) => [name, await cpuSeconds(id)]))) as Record<keyof typeof measured, number>;
+    const changingFrom = { at: performance.now(), cpu: await cpuOfEach() };
     let passes = 0;
     let changingSeconds = 0;
     let passAt = changingFrom.at;
@@ -342,12 +340,14 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
     }
     await sleep(Math.max(0, passAt - performance.now()));
     const changingSecondsInAll = (performance.now() - changingFrom.at) / 1000;
+    const cpuAfter = await cpuOfEach();
+    const cores = (name: keyof typeof measured): number => (cpuAfter[name] - changingFrom.cpu[name]) / changingSecondsInAll;
     const steady = {
       seconds: changingSecondsInAll,
-      cpuCores: ((await cpuSeconds(pid)) - changingFrom.sync) / changingSecondsInAll,
-      serverCpuCores: ((await cpuSeconds(server.process.pid as number)) - changingFrom.server) / changingSecondsInAll,
-      upstreamCpuCores: ((await cpuSeconds(upstream.pid as number)) - changingFrom.upstream) / changingSecondsInAll,
-      changerCpuCores: ((await cpuSeconds(process.pid)) - changingFrom.changer) / changingSecondsInAll,
+      cpuCores: cores('sync'),
+      serverCpuCores: cores('server'),
+      upstreamCpuCores: cores('upstream'),
+      changerCpuCores: cores('changer'),
       failureLines: failureLines - failuresBefore,
     };
     watchUntil = performance.now() + CHANGE_INTERVAL_MS + 10_000;
