@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkServerTimeouts, resolveSettings } from '../config.js';
-import { setMarkingTriggers } from '../server/marking-triggers.js';
+import { setMarkingTriggers } from './marking-triggers.js';
 import { closeOnSignals, startServer } from '../server/serve.js';
 import { commandHelp, parseCommand, type CommandSpec } from './command.js';
 import { expandInputs } from './input-files.js';

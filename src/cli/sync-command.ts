@@ -4,6 +4,7 @@ import { parseUpstreamUrl, readUpstreamList, type Upstream } from '../import/ups
 import { openDatabase } from '../store/database.js';
 import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
 import { describeChanges } from './import-command.js';
+import { setMarkingTriggers } from './marking-triggers.js';
 import { runSyncStatus } from './sync-status-command.js';
 
 export const SYNC_COMMAND: CommandSpec = {
@@ -91,6 +92,7 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
     upstreams = [{ customer: settings.customer, url, token: typeof token === 'string' && token !== '' ? token : undefined }];
   }
 
+  setMarkingTriggers();
   const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
   const fleet = new SyncFleet(db, fleetSettings, fleetEvents(everyMs === undefined));
   const stop = (): void => fleet.stop();
