@@ -40,9 +40,13 @@ class ChangeTracker<Key, T> {
     private readonly stored: ReadonlyMap<Key, string>,
   ) {}
 
-  static of<Key, T>(shape: WireShape<T>, records: Iterable<T>, key: (record: T) => Key): ChangeTracker<Key, T> {
+  /**
+   * Compares with `records`, digested only when the input may hold records of their kind
+   * (`compared`): otherwise their keys are all an import needs of them.
+   */
+  static of<Key, T>(shape: WireShape<T>, records: Iterable<T>, key: (record: T) => Key, compared: boolean): ChangeTracker<Key, T> {
     const stored = new Map<Key, string>();
-    for (const record of records) stored.set(key(record), digest(shape, record));
+    for (const record of records) stored.set(key(record), compared ? digest(shape, record) : '');
     return new ChangeTracker(shape, stored);
   }
 
@@ -158,8 +162,9 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
 
 /**
  * Digests of the stored catalogue, read in one statement but for the films, which are read page by
- * page and digested only when the input may hold some (`kinds`): otherwise their ids are all an
- * import needs, and a catalogue's films are most of its records. The sessions' digests are not
+ * page only when the input may hold some (`kinds`): a catalogue's films are most of its records.
+ * A kind is digested only when the input may hold records of it; otherwise its keys are all an
+ * import needs, as a sync of the sessions alone needs of the rest. The sessions' digests are not
  * read when they are known (`storedSessions`, of an import that replaces the sessions: what the
  * stored sessions name is not checked then, as the input's replace them).
  */
@@ -171,11 +176,14 @@ export async function trackChanges(db: SqlClient, customer: string, kinds: Reado
   else for (const id of filmIds) films.set(id, '');
   const changes = {
     films: new ChangeTracker(FILM_SHAPE, films),
-    packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id),
-    screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id),
-    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id),
-    site: ChangeTracker.of(SITE_SHAPE, site === null ? [] : [site], () => SITE_KEY),
-    sessions: storedSessions === undefined ? ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id) : new ChangeTracker(WEB_SESSION_SHAPE, storedSessions.unpacked()),
+    packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id, kinds.has('package')),
+    screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id, kinds.has('screen')),
+    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id, kinds.has('attribute')),
+    site: ChangeTracker.of(SITE_SHAPE, site === null ? [] : [site], () => SITE_KEY, kinds.has('site')),
+    sessions:
+      storedSessions === undefined
+        ? ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id, kinds.has('session'))
+        : new ChangeTracker(WEB_SESSION_SHAPE, storedSessions.unpacked()),
   };
   const trackers: Readonly<Record<ReferencedKind, { has(key: never): boolean }>> = {
     film: changes.films,
