@@ -63,13 +63,15 @@ describe('sync processes sharing a database', () => {
     const watched = await upstreamServer((await serve(['--database', upstreamDatabase])).url);
     const whole = await exportCatalogue(upstreamDatabase, 'json', 'big');
     const file = await upstreamsFile([['big', watched.url, tokens['big'] ?? '-']]);
-    // Stopped when a list is answered, or once the last list is answered and the sync holds the
-    // database to write (seen from another connection).
-    for (const { when, signal, films, writing } of [
-      { when: '/v4/film', signal: 'SIGTERM', films: [0], writing: false },
-      { when: '/v1/websession', signal: 'SIGTERM', films: [4000], writing: true },
-      { when: '/v1/websession', signal: 'SIGKILL', films: [0, 4000], writing: false },
+    // Stopped when a list is answered, the next held unanswered so that the sync is still reading;
+    // or once the last list is answered and the sync holds the database to write (seen from
+    // another connection).
+    for (const { when, held, signal, films, writing } of [
+      { when: '/v4/film', held: '/v1/filmpackage', signal: 'SIGTERM', films: [0], writing: false },
+      { when: '/v1/websession', held: undefined, signal: 'SIGTERM', films: [4000], writing: true },
+      { when: '/v1/websession', held: undefined, signal: 'SIGKILL', films: [0, 4000], writing: false },
     ] as const) {
+      watched.intercept = (request) => request.url === held;
       const local = await freshDatabase();
       const asked = watched.requests.length;
       const sync = startSync(['--database', local, '--upstreams', file]);
