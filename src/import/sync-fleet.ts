@@ -29,6 +29,7 @@ import {
   type NextDue,
   type SyncState,
 } from '../store/sync-repository.js';
+import { DueMoments } from './due-moments.js';
 import { InvalidImportError } from './import-files.js';
 import { syncCustomer, type KnownSessions, type SyncLimits, type SyncOutcome } from './sync-customer.js';
 import { nextSlot, retryDelay } from './sync-schedule.js';
@@ -96,7 +97,7 @@ export class SyncFleet {
   private readonly leases: LeaseKeeper;
   private upstreams = new Map<string, Upstream>();
   /** When each customer is next due, as far as this process knows; the database decides. */
-  private readonly due = new Map<string, number>();
+  private readonly due = new DueMoments();
   /** Each customer's sessions, as this process's last sync of it left them. */
   private readonly knownSessions = new Map<string, KnownSessions>();
   private readonly running = new Map<string, Promise<void>>();
@@ -192,11 +193,8 @@ export class SyncFleet {
    */
   private async sleep(): Promise<void> {
     const now = Date.now();
-    let next = now + LONGEST_SLEEP_MS;
-    for (const customer of this.upstreams.keys()) {
-      const due = this.due.get(customer) ?? now;
-      if (due > now && due < next && !this.running.has(customer) && !this.ended.has(customer)) next = due;
-    }
+    const due = this.due.nextAfter(now, (customer) => this.upstreams.has(customer) && this.waits(customer));
+    const next = Math.min(now + LONGEST_SLEEP_MS, due ?? Infinity);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, next - now);
       this.wake = () => {
@@ -204,6 +202,11 @@ export class SyncFleet {
         resolve();
       };
     });
+  }
+
+  /** Whether the customer waits for its next sync: not syncing now, nor done with for good. */
+  private waits(customer: string): boolean {
+    return !this.running.has(customer) && !this.ended.has(customer);
   }
 
   private hostOf(upstream: Upstream): string {
@@ -218,13 +221,9 @@ export class SyncFleet {
     if (this.running.size >= concurrency) return;
     const hosts = new Map(this.hosts);
     const chosen: Upstream[] = [];
-    const due: { readonly upstream: Upstream; readonly at: number }[] = [];
-    for (const upstream of this.upstreams.values()) {
-      const at = this.due.get(upstream.customer) ?? now;
-      if (at <= now && !this.running.has(upstream.customer) && !this.ended.has(upstream.customer)) due.push({ upstream, at });
-    }
-    due.sort((a, b) => a.at - b.at);
-    for (const { upstream } of due) {
+    for (const customer of this.due.dueBy(now)) {
+      const upstream = this.upstreams.get(customer);
+      if (upstream === undefined || !this.waits(customer)) continue;
       if (this.running.size + chosen.length >= concurrency) break;
       const host = this.hostOf(upstream);
       if ((hosts.get(host) ?? 0) >= perHost) continue;

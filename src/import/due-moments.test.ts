@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DueMoments } from './due-moments.js';
+
+test('customers due at one moment are due in the order they were set', { timeout: 5000 }, () => {
+  const due = new DueMoments();
+  for (const customer of ['c', 'a', 'b']) due.set(customer, 100);
+  due.set('early', 50);
+  due.set('later', 200);
+  assert.deepEqual(due.dueBy(100), ['early', 'c', 'a', 'b']);
+  assert.equal(due.nextAfter(100, () => true), 200);
+  assert.equal(due.nextAfter(100, (customer) => customer !== 'later'), undefined);
+});
+
+test('the next moment is of a customer that counts, however early one that does not falls due', { timeout: 5000 }, () => {
+  const due = new DueMoments();
+  due.set('syncing', 200);
+  due.set('waiting', 300);
+  assert.equal(due.nextAfter(100, (customer) => customer !== 'syncing'), 300);
+  due.set('syncing', 400);
+  assert.equal(due.nextAfter(100, () => true), 300);
+});
+
+test('which customers are due, and when the next falls due, are what every moment set, moved and deleted says', { timeout: 10_000 }, () => {
+  let seed = 7;
+  const random = (below: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % below;
+  };
+  const due = new DueMoments();
+  const moments = new Map<string, number>();
+  for (let step = 0; step < 20_000; step++) {
+    const customer = `cinema-${random(300)}`;
+    if (random(10) === 0) {
+      due.delete(customer);
+      moments.delete(customer);
+    } else {
+      const at = random(1000);
+      due.set(customer, at);
+      moments.set(customer, at);
+    }
+    if (step % 50 !== 0) continue;
+    const now = random(1000);
+    const dueNow = due.dueBy(now);
+    const expected = [...moments].filter(([, at]) => at <= now);
+    assert.deepEqual(new Set(dueNow), new Set(expected.map(([name]) => name)), `step ${step}`);
+    assert.equal(dueNow.length, expected.length, `step ${step}: each customer once`);
+    const ats = dueNow.map((name) => moments.get(name) as number);
+    assert.deepEqual(ats, [...ats].sort((a, b) => a - b), `step ${step}: earliest first`);
+    const counts = (name: string): boolean => !name.endsWith('7');
+    const later = [...moments].filter(([name, at]) => at > now && counts(name)).map(([, at]) => at);
+    assert.equal(due.nextAfter(now, counts), later.length === 0 ? undefined : Math.min(...later), `step ${step}`);
+  }
+});
