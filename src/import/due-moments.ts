@@ -3,8 +3,9 @@
  * each sync ends and as each customer falls due, dozens of times a second, and each time asks which
  * customers are due and when the next one falls due: looking at every customer for that was a
  * fourteenth of its CPU. The moments are kept in a binary heap as well, earliest first, so that both
- * answers look only at the customers due by now. A moment set again leaves its old entry in the
- * heap, told stale by the map; the heap is rebuilt once the stale entries outnumber the live ones.
+ * answers look only at the customers due by now. A moment set again, or deleted, leaves its old
+ * entry in the heap, told stale by the map, which holds each customer's live entry; the heap is
+ * rebuilt once the stale entries outnumber the live ones.
  */
 interface Entry {
   readonly customer: string;
@@ -14,14 +15,16 @@ interface Entry {
 }
 
 export class DueMoments {
-  private readonly moments = new Map<string, number>();
+  /** Each customer's live entry. */
+  private readonly moments = new Map<string, Entry>();
   private heap: Entry[] = [];
   private sets = 0;
 
   set(customer: string, at: number): void {
-    if (this.moments.get(customer) === at) return;
-    this.moments.set(customer, at);
-    this.push({ customer, at, order: this.sets++ });
+    if (this.moments.get(customer)?.at === at) return;
+    const entry = { customer, at, order: this.sets++ };
+    this.moments.set(customer, entry);
+    this.push(entry);
     if (this.heap.length > 2 * this.moments.size + 64) this.rebuild();
   }
 
@@ -36,15 +39,10 @@ export class DueMoments {
   /** The customers due by `now`, earliest first. */
   dueBy(now: number): string[] {
     const due: Entry[] = [];
-    const seen = new Set<string>();
     this.descend((entry) => {
       // Every entry below one after `now` is after it too.
       if (entry.at > now) return false;
-      // A customer deleted and set again at the same moment has two entries.
-      if (this.isLive(entry) && !seen.has(entry.customer)) {
-        seen.add(entry.customer);
-        due.push(entry);
-      }
+      if (this.isLive(entry)) due.push(entry);
       return true;
     });
     return due.sort((a, b) => a.at - b.at || a.order - b.order).map((entry) => entry.customer);
@@ -63,7 +61,7 @@ export class DueMoments {
   }
 
   private isLive(entry: Entry): boolean {
-    return this.moments.get(entry.customer) === entry.at;
+    return this.moments.get(entry.customer) === entry;
   }
 
   /** Walks the heap from its top, stale entries there dropped first, going below each entry `further` says to. */
@@ -77,9 +75,8 @@ export class DueMoments {
   }
 
   private rebuild(): void {
-    const live = this.heap.filter((entry) => this.isLive(entry));
     this.heap = [];
-    for (const entry of live) this.push(entry);
+    for (const entry of this.moments.values()) this.push(entry);
   }
 
   private push(entry: Entry): void {
