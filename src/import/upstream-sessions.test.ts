@@ -24,8 +24,59 @@ test('objects of an array are found whatever their strings hold, and anything el
     assert.deepEqual(found.ids, [1, 2, 3, 4]);
   }
   assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [], ids: [], urlStarts: [], urlEnds: [] });
-  for (const text of ['{"Id":1}', '[1,2]', '[{"Id":1},]', '[{"Id":1} {"Id":2}]', '[{"Id":1}] x', '[{"Id":"1}]', '\uFEFF[]', '[{"Id":1}']) {
+  for (const text of ['{"Id":1}', '[1,2]', '[{"Id":1},]', '[{"Id":1} {"Id":2}]', '[{"Id":1}] x', '[{"Id":"1}]', '\uFEFF[]', '[{"Id":1}', '[{"Id":1]]', '[[{"Id":1}]]', '["Id",{"Id":1}]', '[{"Id":1}]]']) {
     assert.equal(objectsOfArray(Buffer.from(text)), undefined, text);
+  }
+});
+
+test('random arrays of objects are found as JSON reads them, and no part of one is an array of objects', { timeout: 10_000 }, () => {
+  let seed = 11;
+  const random = (below: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % below;
+  };
+  const pick = <T>(values: readonly T[]): T => values[random(values.length)] as T;
+  const text = (): string => Array.from({ length: random(6) }, () => pick(['Id', 'Url', '"', '\\', '{', '}', '[', ']', ',', ':', ' ', 'é', '\n', 'a'])).join('');
+  const value = (depth: number): unknown => {
+    const kind = random(depth > 2 ? 4 : 6);
+    if (kind === 0) return random(2) === 0 ? random(1000) : -(random(1000) + 1) / 8;
+    if (kind === 1) return text();
+    if (kind === 2) return pick([null, true, false]);
+    if (kind === 3) return text().slice(0, 3);
+    if (kind === 4) return Array.from({ length: random(3) }, () => value(depth + 1));
+    return object(depth + 1);
+  };
+  const object = (depth: number): Record<string, unknown> =>
+    Object.fromEntries(Array.from({ length: random(5) }, () => [pick(['Id', 'Url', 'Ids', 'Title', text()]), value(depth)]));
+  /** The JSON with white space put around its marks at random, outside its strings. */
+  const spaced = (json: string): string => {
+    let inString = false;
+    let escaped = false;
+    return [...json]
+      .map((character) => {
+        if (inString) [inString, escaped] = [escaped || character !== '"', !escaped && character === '\\'];
+        else if (character === '"') inString = true;
+        else if (',:[]{}'.includes(character)) return pick([character, ` ${character}`, `${character}\n\t`]);
+        return character;
+      })
+      .join('');
+  };
+  for (let list = 0; list < 300; list++) {
+    const objects = Array.from({ length: random(5) }, () => object(1));
+    const written = list % 2 === 0 ? JSON.stringify(objects) : spaced(JSON.stringify(objects));
+    const bytes = Buffer.from(written);
+    const found = objectsOfArray(bytes);
+    assert.ok(found !== undefined, written);
+    assert.deepEqual(found.starts.map((start, index) => JSON.parse(bytes.subarray(start, found.ends[index]).toString()) as unknown), objects, written);
+    objects.forEach((record, index) => {
+      const url = record['Url'];
+      const plainUrl = url === undefined || url === null || typeof url !== 'object';
+      assert.equal(found.ids[index], Number.isSafeInteger(record['Id']) && plainUrl ? record['Id'] : NaN, written);
+      const urlWritten = found.urlStarts[index] === -1 ? undefined : bytes.subarray(found.urlStarts[index], found.urlEnds[index]).toString();
+      if (plainUrl) assert.deepEqual(urlWritten === undefined ? undefined : (JSON.parse(urlWritten) as unknown), url, written);
+    });
+    // Cut anywhere before its closing bracket, it is no array.
+    for (let end = 0; end <= bytes.lastIndexOf(']'); end++) assert.equal(objectsOfArray(bytes.subarray(0, end)), undefined, written.slice(0, end));
   }
 });
 

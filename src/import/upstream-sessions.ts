@@ -91,68 +91,107 @@ export interface FoundObjects {
   readonly urlEnds: number[];
 }
 
+/** What a byte outside a string is to the walk of `objectsOfArray`: it passes over all but quotes, braces and brackets. */
+const PASSED = 0;
+const OPENS_STRING = 1;
+const OPENS = 2;
+const CLOSES = 3;
+const BYTE_ROLES = new Uint8Array(256);
+BYTE_ROLES[QUOTE] = OPENS_STRING;
+BYTE_ROLES[OPEN_BRACE] = BYTE_ROLES[OPEN_BRACKET] = OPENS;
+BYTE_ROLES[CLOSE_BRACE] = BYTE_ROLES[CLOSE_BRACKET] = CLOSES;
+/** The depth of an array's objects' members: the array is 1 deep. */
+const MEMBER_DEPTH = 2;
+
 /**
  * Each object of a JSON array of objects: where it starts and ends, its Id and where its Url is.
  * Undefined when the bytes are not such an array, as far as finding the objects tells: what each
  * holds is the import's to judge.
+ *
+ * Two passes: a walk of every byte that finds the objects and the strings of their members short
+ * enough to be "Id" or "Url", then a look at what lies between the objects and at those strings.
+ * One loop that did it all took half as long again a byte (2.5 ns rather than 1.6), and walking a
+ * cinema's two lists of 300 was a sixth of what a sync of one changed session cost.
  */
 export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
   const starts: number[] = [];
   const ends: number[] = [];
+  /** The opening quote of each string of an object's own members that may be the name "Id" or "Url". */
+  const shortStrings: number[] = [];
+  const length = bytes.length;
+  let depth = 0;
+  for (let at = 0; at < length; at++) {
+    const role = BYTE_ROLES[bytes[at] as number];
+    if (role === PASSED) continue;
+    if (role === OPENS_STRING) {
+      const opening = at;
+      for (let byte = bytes[++at]; byte !== QUOTE; byte = bytes[++at]) {
+        if (byte === BACKSLASH) at++;
+        if (at >= length) return undefined;
+      }
+      if (depth === MEMBER_DEPTH && at - opening <= URL_NAME.length + 1) shortStrings.push(opening);
+    } else if (role === OPENS) {
+      if (depth === 1) {
+        if (bytes[at] !== OPEN_BRACE) return undefined;
+        starts.push(at);
+      }
+      depth++;
+    } else if (--depth === 1) ends.push(at + 1);
+    else if (depth === 0) break;
+  }
+  // An object never closed has no end: the array is not whole.
+  return depth === 0 ? membersOf(bytes, starts, ends, shortStrings) : undefined;
+}
+
+/**
+ * The objects `objectsOfArray` found, when the array is theirs alone (white space, its brackets
+ * and a comma between two), each with its Id and Url read from the strings that may name them.
+ */
+function membersOf(bytes: Buffer, starts: number[], ends: number[], shortStrings: readonly number[]): FoundObjects | undefined {
+  let at = pastSpace(bytes, 0);
+  if (bytes[at] !== OPEN_BRACKET) return undefined;
+  at = pastSpace(bytes, at + 1);
+  for (const [index, start] of starts.entries()) {
+    if (index > 0) {
+      if (bytes[at] !== COMMA) return undefined;
+      at = pastSpace(bytes, at + 1);
+    }
+    if (at !== start || bytes[(ends[index] as number) - 1] !== CLOSE_BRACE) return undefined;
+    at = pastSpace(bytes, ends[index] as number);
+  }
+  if (bytes[at] !== CLOSE_BRACKET || pastSpace(bytes, at + 1) !== bytes.length) return undefined;
+
   const ids: number[] = [];
   const urlStarts: number[] = [];
   const urlEnds: number[] = [];
-  const length = bytes.length;
-  // No closure shares `at`: one would keep it out of a register, at every byte.
-  let at = pastSpace(bytes, 0);
-  if (bytes[at++] !== OPEN_BRACKET) return undefined;
-  at = pastSpace(bytes, at);
-  if (bytes[at] === CLOSE_BRACKET) at++;
-  else {
-    for (;;) {
-      if (bytes[at] !== OPEN_BRACE) return undefined;
-      const start = at;
-      let depth = 0;
-      let id: number | undefined;
-      let urlStart = -1;
-      let urlEnd = -1;
-      for (; at < length; at++) {
-        const byte = bytes[at];
-        if (byte === QUOTE) {
-          const opening = at;
-          at = closingQuote(bytes, opening);
-          // A name is followed by a colon; the text "Id" or "Url" as a value is not.
-          if (depth === 1 && isName(bytes, opening, at, ID_NAME)) {
-            const value = wholeNumberValue(bytes, at + 1);
-            if (value !== undefined) id = id === undefined ? value : NaN;
-          } else if (depth === 1 && isName(bytes, opening, at, URL_NAME)) {
-            const value = valueAfterColon(bytes, at + 1);
-            if (value !== undefined) {
-              const end = endOfPlainValue(bytes, value);
-              // A Url twice, or one that is an object or an array: the record cannot be told apart.
-              if (urlStart !== -1 || end === -1) id = NaN;
-              urlStart = value;
-              urlEnd = end;
-            }
-          }
-        } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
-        else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) break;
+  let next = 0;
+  for (const end of ends) {
+    let id: number | undefined;
+    let urlStart = -1;
+    let urlEnd = -1;
+    for (; next < shortStrings.length && (shortStrings[next] as number) < end; next++) {
+      const opening = shortStrings[next] as number;
+      const closing = closingQuote(bytes, opening);
+      // A name is followed by a colon; the text "Id" or "Url" as a value is not.
+      if (isName(bytes, opening, closing, ID_NAME)) {
+        const value = wholeNumberValue(bytes, closing + 1);
+        if (value !== undefined) id = id === undefined ? value : NaN;
+      } else if (isName(bytes, opening, closing, URL_NAME)) {
+        const value = valueAfterColon(bytes, closing + 1);
+        if (value !== undefined) {
+          const valueEnd = endOfPlainValue(bytes, value);
+          // A Url twice, or one that is an object or an array: the record cannot be told apart.
+          if (urlStart !== -1 || valueEnd === -1) id = NaN;
+          urlStart = value;
+          urlEnd = valueEnd;
+        }
       }
-      if (at >= length) return undefined;
-      starts.push(start);
-      ends.push(++at);
-      ids.push(id ?? NaN);
-      urlStarts.push(urlStart);
-      urlEnds.push(urlEnd);
-      at = pastSpace(bytes, at);
-      const next = bytes[at++];
-      if (next === CLOSE_BRACKET) break;
-      if (next !== COMMA) return undefined;
-      at = pastSpace(bytes, at);
     }
+    ids.push(id ?? NaN);
+    urlStarts.push(urlStart);
+    urlEnds.push(urlEnd);
   }
-  at = pastSpace(bytes, at);
-  return at === length ? { starts, ends, ids, urlStarts, urlEnds } : undefined;
+  return { starts, ends, ids, urlStarts, urlEnds };
 }
 
 /** Where the value of the member whose name ends just before `at` starts; undefined when no colon follows (the name was a value). */
