@@ -29,6 +29,8 @@ test('which customers are due, and when the next falls due, are what every momen
   };
   const due = new DueMoments();
   const moments = new Map<string, number>();
+  /** The step at which each customer's moment was last set to another. */
+  const setAt = new Map<string, number>();
   for (let step = 0; step < 20_000; step++) {
     const customer = `cinema-${random(300)}`;
     if (random(10) === 0) {
@@ -37,6 +39,7 @@ test('which customers are due, and when the next falls due, are what every momen
     } else {
       const at = random(1000);
       due.set(customer, at);
+      if (moments.get(customer) !== at) setAt.set(customer, step);
       moments.set(customer, at);
     }
     if (step % 50 !== 0) continue;
@@ -45,8 +48,9 @@ test('which customers are due, and when the next falls due, are what every momen
     const expected = [...moments].filter(([, at]) => at <= now);
     assert.deepEqual(new Set(dueNow), new Set(expected.map(([name]) => name)), `step ${step}`);
     assert.equal(dueNow.length, expected.length, `step ${step}: each customer once`);
-    const ats = dueNow.map((name) => moments.get(name) as number);
-    assert.deepEqual(ats, [...ats].sort((a, b) => a - b), `step ${step}: earliest first`);
+    const order = (name: string): [number, number] => [moments.get(name) as number, setAt.get(name) as number];
+    const inOrder = [...dueNow].sort((a, b) => order(a)[0] - order(b)[0] || order(a)[1] - order(b)[1]);
+    assert.deepEqual(dueNow, inOrder, `step ${step}: earliest first, and in the order set at one moment`);
     const counts = (name: string): boolean => !name.endsWith('7');
     const later = [...moments].filter(([name, at]) => at > now && counts(name)).map(([, at]) => at);
     assert.equal(due.nextAfter(now, counts), later.length === 0 ? undefined : Math.min(...later), `step ${step}`);
