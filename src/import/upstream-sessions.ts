@@ -125,6 +125,7 @@ export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
     if (role === PASSED) continue;
     if (role === OPENS_STRING) {
       const opening = at;
+      // Passed over here rather than by `closingQuote`: most bytes are in strings, and this loop must stay tight.
       for (let byte = bytes[++at]; byte !== QUOTE; byte = bytes[++at]) {
         if (byte === BACKSLASH) at++;
         if (at >= length) return undefined;
