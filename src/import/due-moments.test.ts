@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom } from '../../scripts/generate-catalogue.js';
 import { DueMoments } from './due-moments.js';
 
 test('customers due at one moment are due in the order they were set', { timeout: 5000 }, () => {
@@ -22,11 +23,8 @@ test('the next moment is of a customer that counts, however early one that does 
 });
 
 test('which customers are due, and when the next falls due, are what every moment set, moved and deleted says', { timeout: 10_000 }, () => {
-  let seed = 7;
-  const random = (below: number): number => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-    return seed % below;
-  };
+  const draw = seededRandom(7);
+  const random = (below: number): number => Math.floor(draw() * below);
   const due = new DueMoments();
   const moments = new Map<string, number>();
   /** The step at which each customer's moment was last set to another. */

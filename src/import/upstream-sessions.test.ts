@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { seededRandom } from '../../scripts/generate-catalogue.js';
 import { objectsOfArray, UpstreamSessions, type SessionsToRead } from './upstream-sessions.js';
 
 type Json = Record<string, unknown>;
@@ -30,11 +31,8 @@ test('objects of an array are found whatever their strings hold, and anything el
 });
 
 test('random arrays of objects are found as JSON reads them, and no part of one is an array of objects', { timeout: 10_000 }, () => {
-  let seed = 11;
-  const random = (below: number): number => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-    return seed % below;
-  };
+  const draw = seededRandom(11);
+  const random = (below: number): number => Math.floor(draw() * below);
   const pick = <T>(values: readonly T[]): T => values[random(values.length)] as T;
   const text = (): string => Array.from({ length: random(6) }, () => pick(['Id', 'Url', '"', '\\', '{', '}', '[', ']', ',', ':', ' ', 'é', '\n', 'a'])).join('');
   const value = (depth: number): unknown => {
