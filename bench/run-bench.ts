@@ -120,6 +120,7 @@ const options = scriptOptions(
     'sync-concurrency': { type: 'string', default: '8' },
     'sync-per-host': { type: 'string', default: '8' },
     'sync-clients': { type: 'string', default: '4' },
+    'sync-node-flags': { type: 'string', default: '' },
     webhooks: { type: 'boolean', default: false },
     'webhooks-cinemas': { type: 'string', default: '1000' },
     'webhooks-minutes': { type: 'string', default: '2' },
@@ -296,6 +297,7 @@ if (options.changes) {
     concurrency: Number(options['sync-concurrency']),
     perHost: Number(options['sync-per-host']),
     clients: Number(options['sync-clients']),
+    syncNodeFlags: options['sync-node-flags'].split(' ').filter((flag) => flag !== ''),
   });
 } else if (options.imports) {
   await benchImports({

@@ -23,7 +23,8 @@
  * own delay, which a Veezi site would not have), until the sync wrote it (its log line), and until
  * the downstream server answered with it. The sync's and the downstream server's CPU time are read
  * from /proc over the steady state, and the sync's resident memory every 250 ms throughout.
- * Node.js runs the sync with 16 MB semi-spaces, as docs/sync.md advises.
+ * Node.js runs the sync with 16 MB semi-spaces, as docs/sync.md advises, and with
+ * `--sync-node-flags` (`--cpu-prof`, say: a profile of the sync written as it stops).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -51,6 +52,8 @@ export interface SyncBenchOptions {
   readonly perHost: number;
   /** Clients asking the downstream server over the steady state. */
   readonly clients: number;
+  /** Node.js flags of the sync process (a CPU profile of it, say), beside its 16 MB semi-spaces. */
+  readonly syncNodeFlags: readonly string[];
 }
 
 export interface SyncBenchResults extends RunHeader {
@@ -170,9 +173,9 @@ async function answerTimes(logFile: string, since: number): Promise<number[]> {
   return times;
 }
 
-/** Starts a Marquee command with 16 MB semi-spaces, its lines told to `onLine`. */
-function startNode(args: readonly string[], onLine: (line: string) => void = () => {}): ChildProcess {
-  const child = spawn(process.execPath, ['--max-semi-space-size=16', MARQUEE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts a Marquee command on a Node.js with 16 MB semi-spaces and `nodeFlags`, its lines told to `onLine`. */
+function startNode(args: readonly string[], onLine: (line: string) => void = () => {}, nodeFlags: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', ...nodeFlags, MARQUEE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream as NodeJS.ReadableStream }).on('line', onLine);
   return child;
 }
@@ -248,7 +251,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
   await writeFile(upstreams, customers.map(({ key, token }) => `${key}\thttp://127.0.0.1:${UPSTREAM_PORT}\t${token}`).join('\n') + '\n');
 
   for (const port of [UPSTREAM_PORT, DOWNSTREAM_PORT]) await requireFreePort(port);
-  console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}`);
+  console.log(`Sync of ${options.customers} cinemas of ${options.films} films and ${options.sessions} sessions on ${MACHINE}, into ${kind}; --concurrency ${options.concurrency}, --per-host ${options.perHost}${options.syncNodeFlags.length > 0 ? `; the sync's Node.js flags: ${options.syncNodeFlags.join(' ')}` : ''}`);
   const runStarted = beginRun();
   const upstreamLog = join(run, 'upstream.log');
   const upstreamLines = createWriteStream(upstreamLog);
@@ -275,6 +278,7 @@ export async function benchSync(options: SyncBenchOptions): Promise<void> {
           written.add(change);
         }
       },
+      options.syncNodeFlags,
     );
     children.push(sync);
     const pid = sync.pid as number;
