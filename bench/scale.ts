@@ -27,7 +27,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
-import { loadCatalogueVersions } from '../src/store/catalogue-repository.js';
+import { loadStoredVersions } from '../src/store/catalogue-repository.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import {
   beginRun,
@@ -208,7 +208,7 @@ export async function provisioned(database: string, tokensFile: string, options:
   });
   const db = await openDatabase(parseDatabaseSpec(database));
   try {
-    const versions = await loadCatalogueVersions(db);
+    const versions = (await loadStoredVersions(db)).catalogues;
     return versions.size === customers.length && customers.every(({ key }) => versions.has(key)) ? customers : undefined;
   } finally {
     await db.close();

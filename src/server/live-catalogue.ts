@@ -16,10 +16,9 @@ import { CatalogueSnapshot, NOTHING_STORED } from '../catalogue/snapshot.js';
 import { kindsOf, PublishedCatalogue, type NextVersion, type PartName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
-import { followCatalogueChanges, loadCatalogueChanges, loadCatalogueVersion, loadCatalogueVersions, loadRecordCounts } from '../store/catalogue-repository.js';
+import { followCatalogueChanges, loadCatalogueMoves, loadStoredVersions } from '../store/catalogue-repository.js';
 import { recordsByKey, storedCatalogue } from '../store/catalogue-reader.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
-import { loadAccessCorrectionVersion, loadAccessCorrectionVersions } from '../store/access-correction-repository.js';
 
 /**
  * The most changes, and records they touch, a held catalogue is brought forward by; beyond them
@@ -164,8 +163,7 @@ export class LiveCatalogue implements ServedCatalogues {
       if (this.empty === undefined) {
         this.empty = await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml, NOTHING_STORED);
       }
-      this.versions = await loadCatalogueVersions(this.db);
-      this.correctionVersions = await loadAccessCorrectionVersions(this.db);
+      ({ catalogues: this.versions, corrections: this.correctionVersions } = await loadStoredVersions(this.db));
       await this.rebuildChanged();
     } catch (error) {
       this.counts.failedRefreshes += 1;
@@ -233,16 +231,12 @@ export class LiveCatalogue implements ServedCatalogues {
     const read = await this.db.transaction(
       async (tx): Promise<{ next: NextVersion; records: ChangedRecords } | undefined> => {
         const before = held.published;
-        const version = await loadCatalogueVersion(tx, customer);
-        if (version - before.version > MOST_CHANGES || (await loadAccessCorrectionVersion(tx, customer)) !== held.correctionVersion) return undefined;
-        const changes = await loadCatalogueChanges(tx, customer, before.version, MOST_CHANGES);
+        const { version, correctionVersion, counts, changes } = await loadCatalogueMoves(tx, customer, before.version, MOST_CHANGES);
         const last = changes.at(-1);
-        if (last === undefined || changes.length !== version - before.version) return undefined;
+        if (correctionVersion !== held.correctionVersion || last === undefined || changes.length !== version - before.version) return undefined;
         const touched = touchedKeys(changes.map(({ change }) => change));
         if (touched.site.size > 0 || touchedCount(touched) > MOST_TOUCHED_RECORDS) return undefined;
         const records = await before.readChanges(touched, recordsByKey(tx, customer));
-        const counted = touched.films.size + touched.packages.size + touched.sessions.size > 0;
-        const counts = counted ? await loadRecordCounts(tx, customer) : before.counts;
         return { next: { version, changedAt: last.changedAt, counts }, records };
       },
       { readOnly: true },

@@ -46,12 +46,6 @@ export async function loadAccessCorrections(db: SqlClient, customer: string): Pr
   return new Map(rows.map((row) => [row.attribute_id, (JSON.parse(row.terms) as string[]).filter(isAccessTerm)]));
 }
 
-/** The version of every customer's corrections that has ever been changed. */
-export async function loadAccessCorrectionVersions(db: SqlClient): Promise<Map<string, number>> {
-  const rows = await db.query<{ customer: string; version: number }>('SELECT customer, version FROM access_correction_version');
-  return new Map(rows.map((row) => [row.customer, Number(row.version)]));
-}
-
 /** The version of the customer's corrections; 0 before the first. */
 export async function loadAccessCorrectionVersion(db: SqlClient, customer: string): Promise<number> {
   const [row] = await db.query<{ version: number }>('SELECT version FROM access_correction_version WHERE customer = ?', [customer]);

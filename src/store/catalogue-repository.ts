@@ -242,14 +242,18 @@ export async function loadCatalogue(db: SqlClient, customer: string, kinds: Read
   };
 }
 
+/** The columns that count the customer's films, packages and sessions, each taking the customer as its parameter. */
+const RECORD_COUNTS = '(SELECT COUNT(*) FROM film WHERE customer = ?), (SELECT COUNT(*) FROM film_package WHERE customer = ?), (SELECT COUNT(*) FROM session WHERE customer = ?)';
+
+function countsOf(films: SqlValue | undefined, packages: SqlValue | undefined, sessions: SqlValue | undefined): RecordCounts {
+  return { films: Number(films ?? 0), packages: Number(packages ?? 0), sessions: Number(sessions ?? 0) };
+}
+
 /** How many films, packages and sessions the customer's catalogue has. */
 export async function loadRecordCounts(db: SqlClient, customer: string): Promise<RecordCounts> {
-  const [row] = await db.queryArrays<[number, number, number]>(
-    `SELECT (SELECT COUNT(*) FROM film WHERE customer = ?), (SELECT COUNT(*) FROM film_package WHERE customer = ?), (SELECT COUNT(*) FROM session WHERE customer = ?)`,
-    [customer, customer, customer],
-  );
-  const [films = 0, packages = 0, sessions = 0] = row ?? [];
-  return { films: Number(films), packages: Number(packages), sessions: Number(sessions) };
+  const [row] = await db.queryArrays<[number, number, number]>(`SELECT ${RECORD_COUNTS}`, [customer, customer, customer]);
+  const [films, packages, sessions] = row ?? [];
+  return countsOf(films, packages, sessions);
 }
 
 /** Deletes films, and their people with them; no package may name them. */
@@ -323,13 +327,47 @@ export async function notifyCatalogueReaders(tx: SqlClient, customer: string): P
   await tx.notify?.(CATALOGUE_CHANNEL, customer);
 }
 
+const CHANGES_AFTER = 'SELECT version, changed_at, changes FROM catalogue_change WHERE customer = ? AND version > ? ORDER BY version LIMIT ?';
+
+function committedChange([version, changedAt, changes]: readonly SqlValue[]): CommittedChange {
+  return { version: Number(version), changedAt: new Date(String(changedAt)), change: JSON.parse(String(changes)) as CatalogueChange };
+}
+
 /** The customer's committed changes after `afterVersion`, oldest first, at most `limit`. */
 export async function loadCatalogueChanges(db: SqlClient, customer: string, afterVersion: number, limit: number): Promise<CommittedChange[]> {
-  const rows = await db.query<{ version: number; changed_at: string; changes: string }>(
-    'SELECT version, changed_at, changes FROM catalogue_change WHERE customer = ? AND version > ? ORDER BY version LIMIT ?',
-    [customer, afterVersion, limit],
+  const rows = await db.queryArrays<[number, string, string]>(CHANGES_AFTER, [customer, afterVersion, limit]);
+  return rows.map(committedChange);
+}
+
+/** Where a customer's catalogue stands, and the changes that brought it there from a version held. */
+export interface CatalogueMoves {
+  readonly version: number;
+  /** The version of the customer's access corrections; 0 before the first. */
+  readonly correctionVersion: number;
+  readonly counts: RecordCounts;
+  /** The changes committed after the version held, oldest first, at most the limit asked. */
+  readonly changes: CommittedChange[];
+}
+
+/**
+ * The customer's catalogue version, the version of its access corrections, its record counts and
+ * its committed changes after `afterVersion` (at most `limit`), in one statement: a server reads
+ * them on every commit to bring a held catalogue forward, and on PostgreSQL each statement is a
+ * round trip of the publication.
+ */
+export async function loadCatalogueMoves(db: SqlClient, customer: string, afterVersion: number, limit: number): Promise<CatalogueMoves> {
+  const [row] = await db.queryArrays<[number | null, number | null, number, number, number, string | null]>(
+    `SELECT (SELECT version FROM catalogue WHERE customer = ?), (SELECT version FROM access_correction_version WHERE customer = ?), ${RECORD_COUNTS},
+       (SELECT ${db.jsonRows(['version', 'changed_at', 'changes'], 'version')} FROM (${CHANGES_AFTER}) AS recent)`,
+    [customer, customer, customer, customer, customer, customer, afterVersion, limit],
   );
-  return rows.map((row) => ({ version: Number(row.version), changedAt: new Date(row.changed_at), change: JSON.parse(row.changes) as CatalogueChange }));
+  const [version, correctionVersion, films, packages, sessions, changes] = row ?? [];
+  return {
+    version: Number(version ?? 0),
+    correctionVersion: Number(correctionVersion ?? 0),
+    counts: countsOf(films, packages, sessions),
+    changes: (JSON.parse(changes ?? '[]') as SqlValue[][]).map(committedChange),
+  };
 }
 
 /**
@@ -340,10 +378,20 @@ export function followCatalogueChanges(db: SqlClient, onChange: () => void): Sub
   return db.listen?.(CATALOGUE_CHANNEL, onChange);
 }
 
-/** The version of every customer's catalogue that has ever been imported. */
-export async function loadCatalogueVersions(db: SqlClient): Promise<Map<string, number>> {
-  const rows = await db.query<{ customer: string; version: number }>('SELECT customer, version FROM catalogue');
-  return new Map(rows.map((row) => [row.customer, row.version]));
+/** The version of every customer's catalogue that has ever been imported, and of every customer's access corrections ever made. */
+export interface StoredVersions {
+  readonly catalogues: Map<string, number>;
+  readonly corrections: Map<string, number>;
+}
+
+/** Every customer's versions, in one statement: a server reads them on every commit, and every poll interval. */
+export async function loadStoredVersions(db: SqlClient): Promise<StoredVersions> {
+  const rows = await db.queryArrays<[number, string, number]>(
+    'SELECT 0, customer, version FROM catalogue UNION ALL SELECT 1, customer, version FROM access_correction_version',
+  );
+  const versions: StoredVersions = { catalogues: new Map(), corrections: new Map() };
+  for (const [table, customer, version] of rows) (Number(table) === 0 ? versions.catalogues : versions.corrections).set(customer, Number(version));
+  return versions;
 }
 
 export async function loadCatalogueVersion(db: SqlClient, customer: string): Promise<number> {
