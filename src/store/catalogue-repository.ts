@@ -386,11 +386,13 @@ export interface StoredVersions {
 
 /** Every customer's versions, in one statement: a server reads them on every commit, and every poll interval. */
 export async function loadStoredVersions(db: SqlClient): Promise<StoredVersions> {
-  const rows = await db.queryArrays<[keyof StoredVersions, string, number]>(
-    "SELECT 'catalogues', customer, version FROM catalogue UNION ALL SELECT 'corrections', customer, version FROM access_correction_version",
+  // Each row's table told by a number: told by its name, the look at 5,000 customers cost twice the
+  // CPU, a new string in each row to look the map up by.
+  const rows = await db.queryArrays<[number, string, number]>(
+    'SELECT 0, customer, version FROM catalogue UNION ALL SELECT 1, customer, version FROM access_correction_version',
   );
   const versions: StoredVersions = { catalogues: new Map(), corrections: new Map() };
-  for (const [of, customer, version] of rows) versions[of].set(customer, Number(version));
+  for (const [table, customer, version] of rows) (Number(table) === 0 ? versions.catalogues : versions.corrections).set(customer, Number(version));
   return versions;
 }
 
