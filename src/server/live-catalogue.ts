@@ -231,13 +231,12 @@ export class LiveCatalogue implements ServedCatalogues {
     const read = await this.db.transaction(
       async (tx): Promise<{ next: NextVersion; records: ChangedRecords } | undefined> => {
         const before = held.published;
-        const { version, correctionVersion, counts, changes } = await loadCatalogueMoves(tx, customer, before.version, MOST_CHANGES);
-        const last = changes.at(-1);
-        if (correctionVersion !== held.correctionVersion || last === undefined || changes.length !== version - before.version) return undefined;
+        const { version, changedAt, correctionVersion, counts, changes } = await loadCatalogueMoves(tx, customer, before.version, MOST_CHANGES);
+        if (correctionVersion !== held.correctionVersion || changes.length === 0 || changes.length !== version - before.version) return undefined;
         const touched = touchedKeys(changes.map(({ change }) => change));
         if (touched.site.size > 0 || touchedCount(touched) > MOST_TOUCHED_RECORDS) return undefined;
         const records = await before.readChanges(touched, recordsByKey(tx, customer));
-        return { next: { version, changedAt: last.changedAt, counts }, records };
+        return { next: { version, changedAt, counts }, records };
       },
       { readOnly: true },
     );

@@ -45,9 +45,3 @@ export async function loadAccessCorrections(db: SqlClient, customer: string): Pr
   // Written by saveAccessCorrection from checked terms; a term a later version dropped reads as none.
   return new Map(rows.map((row) => [row.attribute_id, (JSON.parse(row.terms) as string[]).filter(isAccessTerm)]));
 }
-
-/** The version of the customer's corrections; 0 before the first. */
-export async function loadAccessCorrectionVersion(db: SqlClient, customer: string): Promise<number> {
-  const [row] = await db.query<{ version: number }>('SELECT version FROM access_correction_version WHERE customer = ?', [customer]);
-  return Number(row?.version ?? 0);
-}

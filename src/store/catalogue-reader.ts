@@ -2,11 +2,11 @@
  * One customer's catalogue as stored now, read for publishing: its site with the records of some
  * kinds, or records by key, each from one read transaction.
  */
-import { LISTED_KINDS, type ListedKind } from '../catalogue/catalogue-change.js';
+import type { ListedKind } from '../catalogue/catalogue-change.js';
 import type { RecordsByKey } from '../catalogue/changed-records.js';
 import { CatalogueSnapshot, type CatalogueReader } from '../catalogue/snapshot.js';
-import { loadAccessCorrections, loadAccessCorrectionVersion } from './access-correction-repository.js';
-import { loadCatalogue, loadCatalogueChangedAt, loadCatalogueVersion, loadFilms, loadPackages, loadRecordCounts } from './catalogue-repository.js';
+import { loadAccessCorrections } from './access-correction-repository.js';
+import { loadCatalogue, loadCatalogueStanding, loadFilms, loadPackages } from './catalogue-repository.js';
 import { loadRecordsByKey, PROGRAMME_TABLES } from './record-tables.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -14,17 +14,11 @@ export function storedCatalogue(db: SqlClient, customer: string): CatalogueReade
   return {
     snapshot: (kinds: ReadonlySet<ListedKind>) =>
       db.transaction(
-        async (tx) =>
-          new CatalogueSnapshot(await loadCatalogue(tx, customer, kinds), {
-            customer,
-            version: await loadCatalogueVersion(tx, customer),
-            changedAt: await loadCatalogueChangedAt(tx, customer),
-            accessCorrections: await loadAccessCorrections(tx, customer),
-            correctionVersion: await loadAccessCorrectionVersion(tx, customer),
-            kinds,
-            // With every kind read, the lists tell their counts.
-            ...(kinds.size < LISTED_KINDS.length ? { counts: await loadRecordCounts(tx, customer) } : {}),
-          }),
+        async (tx) => {
+          const catalogue = await loadCatalogue(tx, customer, kinds);
+          const standing = await loadCatalogueStanding(tx, customer);
+          return new CatalogueSnapshot(catalogue, { customer, ...standing, accessCorrections: await loadAccessCorrections(tx, customer), kinds });
+        },
         { readOnly: true },
       ),
     byKey: (read) => db.transaction((tx) => read(recordsByKey(tx, customer)), { readOnly: true }),

@@ -242,20 +242,6 @@ export async function loadCatalogue(db: SqlClient, customer: string, kinds: Read
   };
 }
 
-/** The columns that count the customer's films, packages and sessions, each taking the customer as its parameter. */
-const RECORD_COUNTS = '(SELECT COUNT(*) FROM film WHERE customer = ?), (SELECT COUNT(*) FROM film_package WHERE customer = ?), (SELECT COUNT(*) FROM session WHERE customer = ?)';
-
-function countsOf(films: SqlValue | undefined, packages: SqlValue | undefined, sessions: SqlValue | undefined): RecordCounts {
-  return { films: Number(films ?? 0), packages: Number(packages ?? 0), sessions: Number(sessions ?? 0) };
-}
-
-/** How many films, packages and sessions the customer's catalogue has. */
-export async function loadRecordCounts(db: SqlClient, customer: string): Promise<RecordCounts> {
-  const [row] = await db.queryArrays<[number, number, number]>(`SELECT ${RECORD_COUNTS}`, [customer, customer, customer]);
-  const [films, packages, sessions] = row ?? [];
-  return countsOf(films, packages, sessions);
-}
-
 /** Deletes films, and their people with them; no package may name them. */
 export async function deleteFilms(tx: SqlClient, customer: string, ids: readonly string[]): Promise<void> {
   await deleteRows(tx, 'film', customer, 'id', ids);
@@ -339,35 +325,62 @@ export async function loadCatalogueChanges(db: SqlClient, customer: string, afte
   return rows.map(committedChange);
 }
 
-/** Where a customer's catalogue stands, and the changes that brought it there from a version held. */
-export interface CatalogueMoves {
+/** Where a customer's catalogue stands: what a server publishes it at and with. */
+export interface CatalogueStanding {
   readonly version: number;
+  /** When it last changed; undefined before its first import. */
+  readonly changedAt: Date | undefined;
   /** The version of the customer's access corrections; 0 before the first. */
   readonly correctionVersion: number;
   readonly counts: RecordCounts;
+}
+
+/** The columns of a customer's standing, in the order of `standingOf`, each taking the customer as its one parameter. */
+const STANDING = [
+  'SELECT version FROM catalogue WHERE customer = ?',
+  'SELECT changed_at FROM catalogue WHERE customer = ?',
+  'SELECT version FROM access_correction_version WHERE customer = ?',
+  'SELECT COUNT(*) FROM film WHERE customer = ?',
+  'SELECT COUNT(*) FROM film_package WHERE customer = ?',
+  'SELECT COUNT(*) FROM session WHERE customer = ?',
+];
+const STANDING_COLUMNS = STANDING.map((column) => `(${column})`).join(', ');
+
+function standingOf([version, changedAt, correctionVersion, films, packages, sessions]: readonly SqlValue[]): CatalogueStanding {
+  return {
+    version: Number(version ?? 0),
+    changedAt: changedAt === null || changedAt === undefined ? undefined : new Date(String(changedAt)),
+    correctionVersion: Number(correctionVersion ?? 0),
+    counts: { films: Number(films ?? 0), packages: Number(packages ?? 0), sessions: Number(sessions ?? 0) },
+  };
+}
+
+/**
+ * Where the customer's catalogue stands, in one statement: on PostgreSQL each statement is a round
+ * trip of a customer's first answer, and of every change a server publishes.
+ */
+export async function loadCatalogueStanding(db: SqlClient, customer: string): Promise<CatalogueStanding> {
+  const [row] = await db.queryArrays(`SELECT ${STANDING_COLUMNS}`, STANDING.map(() => customer));
+  return standingOf(row ?? []);
+}
+
+/** Where a customer's catalogue stands, and the changes that brought it there from a version held. */
+export interface CatalogueMoves extends CatalogueStanding {
   /** The changes committed after the version held, oldest first, at most the limit asked. */
   readonly changes: CommittedChange[];
 }
 
 /**
- * The customer's catalogue version, the version of its access corrections, its record counts and
- * its committed changes after `afterVersion` (at most `limit`), in one statement: a server reads
- * them on every commit to bring a held catalogue forward, and on PostgreSQL each statement is a
- * round trip of the publication.
+ * Where the customer's catalogue stands and its committed changes after `afterVersion` (at most
+ * `limit`), in one statement: a server reads them on every commit to bring a held catalogue forward.
  */
 export async function loadCatalogueMoves(db: SqlClient, customer: string, afterVersion: number, limit: number): Promise<CatalogueMoves> {
-  const [row] = await db.queryArrays<[number | null, number | null, number, number, number, string | null]>(
-    `SELECT (SELECT version FROM catalogue WHERE customer = ?), (SELECT version FROM access_correction_version WHERE customer = ?), ${RECORD_COUNTS},
-       (SELECT ${db.jsonRows(['version', 'changed_at', 'changes'], 'version')} FROM (${CHANGES_AFTER}) AS recent)`,
-    [customer, customer, customer, customer, customer, customer, afterVersion, limit],
+  const [row = []] = await db.queryArrays(
+    `SELECT ${STANDING_COLUMNS}, (SELECT ${db.jsonRows(['version', 'changed_at', 'changes'], 'version')} FROM (${CHANGES_AFTER}) AS recent)`,
+    [...STANDING.map(() => customer), customer, afterVersion, limit],
   );
-  const [version, correctionVersion, films, packages, sessions, changes] = row ?? [];
-  return {
-    version: Number(version ?? 0),
-    correctionVersion: Number(correctionVersion ?? 0),
-    counts: countsOf(films, packages, sessions),
-    changes: (JSON.parse(changes ?? '[]') as SqlValue[][]).map(committedChange),
-  };
+  const changes = row[STANDING.length];
+  return { ...standingOf(row), changes: (JSON.parse(typeof changes === 'string' ? changes : '[]') as SqlValue[][]).map(committedChange) };
 }
 
 /**
@@ -399,10 +412,4 @@ export async function loadStoredVersions(db: SqlClient): Promise<StoredVersions>
 export async function loadCatalogueVersion(db: SqlClient, customer: string): Promise<number> {
   const [row] = await db.query<{ version: number }>('SELECT version FROM catalogue WHERE customer = ?', [customer]);
   return row?.version ?? 0;
-}
-
-/** When the customer's catalogue last changed, or undefined before its first import. */
-export async function loadCatalogueChangedAt(db: SqlClient, customer: string): Promise<Date | undefined> {
-  const [row] = await db.query<{ changed_at: string }>('SELECT changed_at FROM catalogue WHERE customer = ?', [customer]);
-  return row === undefined ? undefined : new Date(row.changed_at);
 }
