@@ -29,7 +29,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
@@ -47,6 +47,11 @@ export interface ChangesOptions {
   readonly against: string | undefined;
   /** Flags of the Node.js that runs every server measured, such as V8's heap sizes. */
   readonly nodeFlags: readonly string[];
+  /**
+   * The customers of each database measured, the cinema among them: the others hold a film each,
+   * held by no server, as the cinemas of a platform a server follows the versions of.
+   */
+  readonly customers: number;
 }
 
 /** A port of its own, beyond those of the other benchmarks (18179 to about 18200) and the sync's, which may run on this machine meanwhile. */
@@ -187,10 +192,25 @@ interface MeasuredServer {
   readonly answersPublished: number;
 }
 
-/** A server of the build at `root` (a checkout, built) on `database`, holding the cinema of `files` with every answer published. */
-async function startMeasured(root: string, database: string, files: readonly string[], port: number, logFile: string, nodeFlags: readonly string[]): Promise<MeasuredServer> {
+/** Imports the first film of the cinema in `catalogue` for each of `count` customers beside it, through the import pipeline, as an operator would. */
+async function importOtherCustomers(db: SqlClient, count: number, catalogue: string): Promise<void> {
+  if (count === 0) return;
+  const started = performance.now();
+  const [film] = JSON.parse(await readFile(join(catalogue, 'films.json'), 'utf8')) as unknown[];
+  const file = join(catalogue, 'another-customer.json');
+  await writeFile(file, JSON.stringify([film]));
+  for (let index = 0; index < count; index++) await importFiles(db, { customer: `other-${String(index).padStart(5, '0')}`, files: [file], replace: true });
+  console.log(`${count} other customers imported in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * A server of the build at `root` (a checkout, built) on `database`, holding the cinema of `files`
+ * with every answer published, among `customers` customers (see ChangesOptions).
+ */
+async function startMeasured(root: string, database: string, files: readonly string[], port: number, logFile: string, nodeFlags: readonly string[], customers: number): Promise<MeasuredServer> {
   const db = await openDatabase(parseDatabaseSpec(database));
   await importFiles(db, { customer: 'default', files, replace: true, moveSessionsByDays: MOVE_SESSIONS_BY_DAYS });
+  await importOtherCustomers(db, customers - 1, dirname(files[0] as string));
   await requireFreePort(port);
   const process = await startLogging([join(root, 'bin', 'marquee.js'), 'serve', '--database', database, '--port', String(port)], logFile, nodeFlags);
   const log = await follow(logFile);
@@ -248,7 +268,7 @@ async function costOfChanges(server: MeasuredServer, kind: ChangeKind, first: nu
 
 async function changesOn(database: string, catalogue: string, files: readonly string[], options: ChangesOptions, work: string): Promise<ChangesResult> {
   const kind = parseDatabaseSpec(database).kind;
-  const server = await startMeasured(ROOT, database, files, PORT, join(work, `server-${kind}.log`), options.nodeFlags);
+  const server = await startMeasured(ROOT, database, files, PORT, join(work, `server-${kind}.log`), options.nodeFlags, options.customers);
   const { db } = server;
   try {
     await sleep(2000);
@@ -304,7 +324,7 @@ async function changesOn(database: string, catalogue: string, files: readonly st
           (roundTrips === undefined ? '' : `; its transaction takes ${roundTrips} round trips to the database`),
       );
     }
-    return { database: kind, films: FILMS, sessions: SESSIONS, answersPublished: server.answersPublished, idleCpuPercent: idlePercent, costs };
+    return { database: kind, films: FILMS, sessions: SESSIONS, customers: options.customers, answersPublished: server.answersPublished, idleCpuPercent: idlePercent, costs };
   } finally {
     await stopMeasured(server);
   }
@@ -332,7 +352,7 @@ async function againstBaseline(
   const servers: MeasuredServer[] = [];
   try {
     for (const [index, build] of [ROOT, baseline].entries()) {
-      servers.push(await startMeasured(build, join(work, `build-${index}.db`), files, AGAINST_PORTS[index] as number, join(work, `build-${index}.log`), options.nodeFlags));
+      servers.push(await startMeasured(build, join(work, `build-${index}.db`), files, AGAINST_PORTS[index] as number, join(work, `build-${index}.log`), options.nodeFlags, options.customers));
     }
     await sleep(2000);
     const [thisBuild = 0, baselineBuild = 0] = await idleCpuPercent(servers);
@@ -366,7 +386,8 @@ export async function benchChanges(options: ChangesOptions): Promise<void> {
   requireTool('taskset', 'apt-get install util-linux');
   const work = await mkdtemp(join(tmpdir(), 'marquee-changes-'));
   try {
-    console.log(`What a change costs, on ${MACHINE}: a cinema of ${FILMS} films and ${SESSIONS} sessions, every answer published, ${options.changes} one-record merge imports of each kind; server on core 0`);
+    const among = options.customers > 1 ? ` among ${options.customers} customers` : '';
+    console.log(`What a change costs, on ${MACHINE}: a cinema of ${FILMS} films and ${SESSIONS} sessions${among}, every answer published, ${options.changes} one-record merge imports of each kind; server on core 0`);
     const catalogue = join(work, 'catalogue');
     const files = await writeSyntheticCatalogue({ films: FILMS, directory: catalogue, sessions: SESSIONS });
     const databases = [join(work, 'marquee.db')];

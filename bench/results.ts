@@ -195,6 +195,8 @@ export interface ChangesResult {
   readonly database: string;
   readonly films: number;
   readonly sessions: number;
+  /** The customers of the database, the cinema among them (`--changes-customers`). */
+  readonly customers: number;
   readonly answersPublished: number;
   /** The server's CPU with nothing asked of it and nothing changing, every answer published, in percent of a core. */
   readonly idleCpuPercent: number;

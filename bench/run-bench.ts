@@ -109,6 +109,7 @@ const options = scriptOptions(
     'changes-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_changes' },
     'changes-against': { type: 'string' },
     'changes-node-flags': { type: 'string', default: '' },
+    'changes-customers': { type: 'string', default: '1' },
     images: { type: 'boolean', default: false },
     'images-seconds': { type: 'string', default: '15' },
     sync: { type: 'boolean', default: false },
@@ -277,6 +278,7 @@ if (options.changes) {
     postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'],
     against: options['changes-against'],
     nodeFlags: options['changes-node-flags'].split(' ').filter((flag) => flag !== ''),
+    customers: Number(options['changes-customers']),
   });
 } else if (options.webhooks) {
   await benchWebhooks({
