@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { DEMO, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { skippedByDesign } from './skipped-by-design.js';
 
 type Json = Record<string, unknown>;
@@ -65,6 +66,30 @@ test('two servers on one database both show an import made through the command l
   const latencies = await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (restored)', DEADLINE_MS)));
   t.diagnostic(`both servers answered the import ${Math.max(...latencies)} ms after the command returned`);
   await stop(first, second);
+});
+
+test('a server goes on following a database set back behind what it saw, as when restored from a copy', async () => {
+  const database = await freshDatabase();
+  assert.equal((await runCli(['import', '--database', database, DEMO])).status, 0);
+  // Told of commits only: on PostgreSQL, no look comes between the setting back, which notifies
+  // nothing, and the next commit. SQLite tells of every commit, the setting back included.
+  const server = await serve(['--database', database, '--poll-interval', '3600000']);
+  const id = demoFilms[0]?.['Id'] as string;
+  for (const title of ['Nosferatu (first cut)', 'Nosferatu (second cut)']) {
+    await retitle(database, title);
+    await waitFor(async () => (await filmTitle(server, id)) === title, DEADLINE_MS);
+  }
+  // The copy was taken before the changes the server saw: every version's place in the order of
+  // commits is behind the server's, and the next commit takes a place the server has seen.
+  const db = await openDatabase(parseDatabaseSpec(database));
+  try {
+    await db.transaction((tx) => tx.execute('UPDATE catalogue SET moved = 0'));
+  } finally {
+    await db.close();
+  }
+  await retitle(database, 'Nosferatu (restored)');
+  await waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (restored)', DEADLINE_MS);
+  await stop(server);
 });
 
 const OUTAGE = 'a server answers from its last catalogue while its database is away, and catches up when it returns';

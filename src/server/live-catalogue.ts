@@ -16,7 +16,7 @@ import { CatalogueSnapshot, NOTHING_STORED } from '../catalogue/snapshot.js';
 import { kindsOf, PublishedCatalogue, type NextVersion, type PartName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
-import { followCatalogueChanges, loadCatalogueMoves, loadStoredVersions } from '../store/catalogue-repository.js';
+import { followCatalogueChanges, loadCatalogueMoves, loadStoredVersions, NOTHING_SEEN, type VersionsSeen } from '../store/catalogue-repository.js';
 import { recordsByKey, storedCatalogue } from '../store/catalogue-reader.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
 
@@ -73,9 +73,11 @@ export class LiveCatalogue implements ServedCatalogues {
   private heldBytesAtMost = 0;
   private readonly building = new Map<string, Promise<PublishedCatalogue>>();
   /** The stored version of every customer ever imported, as last looked at. */
-  private versions: ReadonlyMap<string, number> = new Map();
+  private versions = new Map<string, number>();
   /** The version of the access corrections of every customer ever corrected, as last looked at. */
-  private correctionVersions: ReadonlyMap<string, number> = new Map();
+  private correctionVersions = new Map<string, number>();
+  /** How far the looks have read the versions: the next reads only those that moved since. */
+  private seen: VersionsSeen = NOTHING_SEEN;
   /** Answered to the customers never imported: nothing to build for them. */
   private empty: PublishedCatalogue | undefined;
   private counts = { builds: 0, buildSeconds: 0, evictions: 0, failedRefreshes: 0 };
@@ -163,8 +165,15 @@ export class LiveCatalogue implements ServedCatalogues {
       if (this.empty === undefined) {
         this.empty = await PublishedCatalogue.publish(CatalogueSnapshot.empty(), this.xml, NOTHING_STORED);
       }
-      ({ catalogues: this.versions, corrections: this.correctionVersions } = await loadStoredVersions(this.db));
-      await this.rebuildChanged();
+      const looked = await loadStoredVersions(this.db, this.seen);
+      if (looked.whole) [this.versions, this.correctionVersions] = [looked.catalogues, looked.corrections];
+      else {
+        for (const [customer, version] of looked.catalogues) this.versions.set(customer, version);
+        for (const [customer, version] of looked.corrections) this.correctionVersions.set(customer, version);
+      }
+      await this.rebuildChanged(looked.whole ? this.held.keys() : new Set([...looked.catalogues.keys(), ...looked.corrections.keys()]));
+      // Only once what moved is published: a build that failed is tried again at the next look.
+      this.seen = looked.seen;
     } catch (error) {
       this.counts.failedRefreshes += 1;
       this.setHealth({ ...this.state, databaseAnswering: false }, error);
@@ -180,15 +189,15 @@ export class LiveCatalogue implements ServedCatalogues {
   }
 
   /**
-   * Builds again, one after the other, the held catalogues whose stored version moved; the old
-   * one is served meanwhile. A customer not held was let go or never asked for: its next request
-   * builds it.
+   * Builds again, one after the other, those of `customers` held whose stored version moved; the
+   * old one is served meanwhile. A customer not held was let go or never asked for: its next
+   * request builds it.
    */
-  private async rebuildChanged(): Promise<void> {
+  private async rebuildChanged(customers: Iterable<string>): Promise<void> {
     // A build under way may have read the version before this look did: it is looked at once ended.
     // A look follows every commit: it waits for no turn of the event loop for each of the thousands held.
     await Promise.allSettled(this.building.values());
-    for (const customer of [...this.held.keys()]) {
+    for (const customer of [...customers]) {
       const held = this.held.get(customer);
       if (held === undefined) continue;
       // A correction of how attributes read changes the programme, as a new catalogue would.
@@ -213,26 +222,31 @@ export class LiveCatalogue implements ServedCatalogues {
     const before = this.held.get(customer);
     const changed = before === undefined ? undefined : await this.publishChanges(customer, before);
     if (before === undefined || changed === undefined) return this.publishWhole(customer, wanted, started);
+    // Nothing moved since: the look that asked read the version before a first build that read after it.
+    if (changed === before) return before.published;
     this.counts.builds += 1;
     this.counts.buildSeconds += (performance.now() - started) / 1000;
-    this.hold(customer, { published: changed.published, changedAt: changed.changedAt, correctionVersion: before.correctionVersion });
+    this.hold(customer, changed);
     this.options.events?.onBuild?.(customer, changed.published, performance.now() - started, 'changes');
     return changed.published;
   }
 
   /**
    * The catalogue `held` brought to the stored version: the records its changes touched read in one read
-   * transaction with the version, then published. Undefined when the changes cannot say what
-   * changed: more of them than `MOST_CHANGES` or some pruned, more than `MOST_TOUCHED_RECORDS`
-   * records touched, the site changed (its zone places every session), or the access corrections
-   * moved (they read every attribute anew).
+   * transaction with the version, then published; `held` itself when neither the version nor the
+   * access corrections moved. Undefined when the changes cannot say what changed: more of them
+   * than `MOST_CHANGES` or some pruned, more than `MOST_TOUCHED_RECORDS` records touched, the site
+   * changed (its zone places every session), or the access corrections moved (they read every
+   * attribute anew).
    */
-  private async publishChanges(customer: string, held: Held): Promise<{ published: PublishedCatalogue; changedAt: Date | undefined } | undefined> {
+  private async publishChanges(customer: string, held: Held): Promise<Held | undefined> {
     const read = await this.db.transaction(
-      async (tx): Promise<{ next: NextVersion; records: ChangedRecords } | undefined> => {
+      async (tx): Promise<{ next: NextVersion; records: ChangedRecords } | 'unmoved' | undefined> => {
         const before = held.published;
         const { version, changedAt, correctionVersion, counts, changes } = await loadCatalogueMoves(tx, customer, before.version, MOST_CHANGES);
-        if (correctionVersion !== held.correctionVersion || changes.length === 0 || changes.length !== version - before.version) return undefined;
+        if (correctionVersion !== held.correctionVersion) return undefined;
+        if (version === before.version) return 'unmoved';
+        if (changes.length === 0 || changes.length !== version - before.version) return undefined;
         const touched = touchedKeys(changes.map(({ change }) => change));
         if (touched.site.size > 0 || touchedCount(touched) > MOST_TOUCHED_RECORDS) return undefined;
         const records = await before.readChanges(touched, recordsByKey(tx, customer));
@@ -240,7 +254,8 @@ export class LiveCatalogue implements ServedCatalogues {
       },
       { readOnly: true },
     );
-    return read === undefined ? undefined : { published: held.published.changed(read.next, read.records), changedAt: read.next.changedAt };
+    if (read === 'unmoved') return held;
+    return read === undefined ? undefined : { published: held.published.changed(read.next, read.records), changedAt: read.next.changedAt, correctionVersion: held.correctionVersion };
   }
 
   /** Reads what the parts in use are written from and publishes them; each part counts in the build time as it is published. */

@@ -5,7 +5,7 @@
  * of its corrections, which servers follow as they follow catalogue versions.
  */
 import { isAccessTerm, type AccessTerm } from '../showtimes/access-terms.js';
-import { notifyCatalogueReaders } from './catalogue-repository.js';
+import { NEXT_MOVE, notifyCatalogueReaders } from './catalogue-repository.js';
 import type { SqlClient } from './sql-client.js';
 
 /** The terms each corrected attribute means, by attribute id. */
@@ -14,8 +14,8 @@ export type AccessCorrections = ReadonlyMap<string, readonly AccessTerm[]>;
 /** Moves the customer's version of its corrections, and tells the servers that follow the database. */
 async function bumpCorrectionVersion(tx: SqlClient, customer: string): Promise<void> {
   await tx.execute(
-    `INSERT INTO access_correction_version (customer, version) VALUES (?, 1)
-     ON CONFLICT (customer) DO UPDATE SET version = access_correction_version.version + 1`,
+    `INSERT INTO access_correction_version (customer, version, moved) VALUES (?, 1, ${NEXT_MOVE('access_correction_version')})
+     ON CONFLICT (customer) DO UPDATE SET version = access_correction_version.version + 1, moved = excluded.moved`,
     [customer],
   );
   await notifyCatalogueReaders(tx, customer);

@@ -283,6 +283,13 @@ export async function savePackages(tx: SqlClient, customer: string, packages: re
   );
 }
 
+/**
+ * The next place in the order of commits of a version table's rows (`moved`), taken in a
+ * read-write transaction: writers take turns, so the order of these numbers is the order in which
+ * their transactions commit, and a reader never sees a number before a lower one of the same table.
+ */
+export const NEXT_MOVE = (table: string): string => `(SELECT COALESCE(max(moved), 0) + 1 FROM ${table})`;
+
 /** The notification channel of committed catalogue changes; its payload is the customer. */
 const CATALOGUE_CHANNEL = 'marquee_catalogue';
 
@@ -294,8 +301,8 @@ const CATALOGUE_CHANNEL = 'marquee_catalogue';
 export async function commitCatalogueChange(tx: SqlClient, customer: string, change: CatalogueChange): Promise<CommittedChange> {
   const changedAt = new Date();
   const [row] = await tx.query<{ version: number }>(
-    `INSERT INTO catalogue (customer, version, changed_at) VALUES (?, 1, ?)
-     ON CONFLICT (customer) DO UPDATE SET version = catalogue.version + 1, changed_at = excluded.changed_at
+    `INSERT INTO catalogue (customer, version, changed_at, moved) VALUES (?, 1, ?, ${NEXT_MOVE('catalogue')})
+     ON CONFLICT (customer) DO UPDATE SET version = catalogue.version + 1, changed_at = excluded.changed_at, moved = excluded.moved
      RETURNING version`,
     [customer, changedAt.toISOString()],
   );
@@ -397,16 +404,48 @@ export interface StoredVersions {
   readonly corrections: Map<string, number>;
 }
 
-/** Every customer's versions, in one statement: a server reads them on every commit, and every poll interval. */
-export async function loadStoredVersions(db: SqlClient): Promise<StoredVersions> {
+/** How far a reader has followed the versions: the last place (`moved`) of each version table it has read. */
+export interface VersionsSeen {
+  readonly catalogues: number;
+  readonly corrections: number;
+}
+
+/** Nothing read yet: every row is past it. */
+export const NOTHING_SEEN: VersionsSeen = { catalogues: -1, corrections: -1 };
+
+/** What a look at the versions read: those that moved since what it had seen, or, `whole`, every one. */
+export interface LookedVersions extends StoredVersions {
+  readonly whole: boolean;
+  /** What to look past next time. */
+  readonly seen: VersionsSeen;
+}
+
+/**
+ * The versions that moved since `seen`, in one statement: a server reads them on every commit, and
+ * every poll interval, so their cost follows the changes rather than the customers. Every version
+ * (`whole`) when `seen` is NOTHING_SEEN, or when a table's last place is behind `seen`: the
+ * database is not the one looked at before (restored from a copy, say).
+ */
+export async function loadStoredVersions(db: SqlClient, seen: VersionsSeen = NOTHING_SEEN): Promise<LookedVersions> {
   // Each row's table told by a number: told by its name, the look at 5,000 customers cost twice the
-  // CPU, a new string in each row to look the map up by.
-  const rows = await db.queryArrays<[number, string, number]>(
-    'SELECT 0, customer, version FROM catalogue UNION ALL SELECT 1, customer, version FROM access_correction_version',
+  // CPU, a new string in each row to look the map up by. Rows 2 and 3 are each table's last place.
+  const rows = await db.queryArrays<[number, string | null, number | null, number | null]>(
+    `SELECT 0, customer, version, moved FROM catalogue WHERE moved > ?
+     UNION ALL SELECT 1, customer, version, moved FROM access_correction_version WHERE moved > ?
+     UNION ALL SELECT 2, NULL, NULL, (SELECT max(moved) FROM catalogue)
+     UNION ALL SELECT 3, NULL, NULL, (SELECT max(moved) FROM access_correction_version)`,
+    [seen.catalogues, seen.corrections],
   );
-  const versions: StoredVersions = { catalogues: new Map(), corrections: new Map() };
-  for (const [table, customer, version] of rows) (Number(table) === 0 ? versions.catalogues : versions.corrections).set(customer, Number(version));
-  return versions;
+  const looked = { catalogues: new Map<string, number>(), corrections: new Map<string, number>() };
+  const last = { catalogues: 0, corrections: 0 };
+  for (const [table, customer, version, moved] of rows) {
+    const kind = Number(table);
+    if (kind === 0) looked.catalogues.set(customer as string, Number(version));
+    else if (kind === 1) looked.corrections.set(customer as string, Number(version));
+    else last[kind === 2 ? 'catalogues' : 'corrections'] = Number(moved ?? 0);
+  }
+  if (seen !== NOTHING_SEEN && (last.catalogues < seen.catalogues || last.corrections < seen.corrections)) return loadStoredVersions(db);
+  return { ...looked, whole: seen === NOTHING_SEEN, seen: last };
 }
 
 export async function loadCatalogueVersion(db: SqlClient, customer: string): Promise<number> {

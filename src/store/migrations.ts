@@ -318,6 +318,15 @@ const migrations = (key: string): readonly (readonly string[])[] => [
       used_at TEXT NOT NULL
     )`,
   ],
+  [
+    // Each version row's place in the order of commits: writers take turns, and each one moving a
+    // version gives its row the table's next number. A server looking for new versions reads only
+    // the rows past the last it saw, rather than every customer's at every look.
+    'ALTER TABLE catalogue ADD COLUMN moved INTEGER NOT NULL DEFAULT 0',
+    'CREATE INDEX catalogue_moved ON catalogue (moved)',
+    'ALTER TABLE access_correction_version ADD COLUMN moved INTEGER NOT NULL DEFAULT 0',
+    'CREATE INDEX access_correction_version_moved ON access_correction_version (moved)',
+  ],
 ];
 
 export const SCHEMA_VERSION = migrations('TEXT').length;
