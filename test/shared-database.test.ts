@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { DEMO, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
+import { DEMO, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
 
 type Json = Record<string, unknown>;

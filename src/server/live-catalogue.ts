@@ -84,6 +84,7 @@ export class LiveCatalogue implements ServedCatalogues {
   private correctionVersions = new Map<string, number>();
   /** How far the looks have read the versions: the next reads only those that moved since. */
   private seen: VersionsSeen = NOTHING_SEEN;
+  /** When the last look that read every version began (performance.now()). */
   private wholeLookAt = -Infinity;
   /** Answered to the customers never imported: nothing to build for them. */
   private empty: PublishedCatalogue | undefined;

@@ -424,9 +424,23 @@ export interface LookedVersions extends StoredVersions {
  * The versions that moved since `seen`, in one statement: a server reads them on every commit, and
  * every poll interval, so their cost follows the changes rather than the customers. Every version
  * (`whole`) when `seen` is NOTHING_SEEN, or when a table's last place is behind `seen`: the
- * database is not the one looked at before (restored from a copy, say).
+ * database is not the one looked at before (restored from a copy, say), or the statement read an
+ * older snapshot (on SQLite, one of another read transaction open on the connection).
  */
 export async function loadStoredVersions(db: SqlClient, seen: VersionsSeen = NOTHING_SEEN): Promise<LookedVersions> {
+  if (seen === NOTHING_SEEN) return db.transaction((tx) => readVersions(tx, NOTHING_SEEN), { readOnly: true });
+  const looked = await readVersions(db, seen);
+  if (looked.seen.catalogues < seen.catalogues || looked.seen.corrections < seen.corrections) return loadStoredVersions(db);
+  return looked;
+}
+
+/**
+ * Reads the versions past `seen`, and each table's last place. Every version is read in a
+ * transaction of its own, which takes its turn on SQLite's one connection: read beside another
+ * transaction's statements, it would see that transaction's snapshot, and older versions than the
+ * catalogues held.
+ */
+async function readVersions(db: SqlClient, seen: VersionsSeen): Promise<LookedVersions> {
   // Each row's table told by a number: told by its name, the look at 5,000 customers cost twice the
   // CPU, a new string in each row to look the map up by. Rows 2 and 3 are each table's last place.
   const rows = await db.queryArrays<[number, string | null, number | null, number | null]>(
@@ -444,7 +458,6 @@ export async function loadStoredVersions(db: SqlClient, seen: VersionsSeen = NOT
     else if (kind === 1) looked.corrections.set(customer as string, Number(version));
     else last[kind === 2 ? 'catalogues' : 'corrections'] = Number(moved ?? 0);
   }
-  if (seen !== NOTHING_SEEN && (last.catalogues < seen.catalogues || last.corrections < seen.corrections)) return loadStoredVersions(db);
   return { ...looked, whole: seen === NOTHING_SEEN, seen: last };
 }
 
