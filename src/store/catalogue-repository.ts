@@ -398,12 +398,6 @@ export function followCatalogueChanges(db: SqlClient, onChange: () => void): Sub
   return db.listen?.(CATALOGUE_CHANNEL, onChange);
 }
 
-/** The version of every customer's catalogue that has ever been imported, and of every customer's access corrections ever made. */
-export interface StoredVersions {
-  readonly catalogues: Map<string, number>;
-  readonly corrections: Map<string, number>;
-}
-
 /** How far a reader has followed the versions: the last place (`moved`) of each version table it has read. */
 export interface VersionsSeen {
   readonly catalogues: number;
@@ -413,8 +407,13 @@ export interface VersionsSeen {
 /** Nothing read yet: every row is past it. */
 export const NOTHING_SEEN: VersionsSeen = { catalogues: -1, corrections: -1 };
 
-/** What a look at the versions read: those that moved since what it had seen, or, `whole`, every one. */
-export interface LookedVersions extends StoredVersions {
+/**
+ * What a look at the versions read, by customer: the versions of catalogues and of access
+ * corrections that moved since what it had seen, or, `whole`, every one ever stored.
+ */
+export interface LookedVersions {
+  readonly catalogues: Map<string, number>;
+  readonly corrections: Map<string, number>;
   readonly whole: boolean;
   /** What to look past next time. */
   readonly seen: VersionsSeen;
@@ -428,18 +427,16 @@ export interface LookedVersions extends StoredVersions {
  * older snapshot (on SQLite, one of another read transaction open on the connection).
  */
 export async function loadStoredVersions(db: SqlClient, seen: VersionsSeen = NOTHING_SEEN): Promise<LookedVersions> {
+  // Every version is read in a transaction of its own, which takes its turn on SQLite's one
+  // connection: read between another transaction's statements, it would see that transaction's
+  // snapshot, and versions older than the catalogues held.
   if (seen === NOTHING_SEEN) return db.transaction((tx) => readVersions(tx, NOTHING_SEEN), { readOnly: true });
   const looked = await readVersions(db, seen);
   if (looked.seen.catalogues < seen.catalogues || looked.seen.corrections < seen.corrections) return loadStoredVersions(db);
   return looked;
 }
 
-/**
- * Reads the versions past `seen`, and each table's last place. Every version is read in a
- * transaction of its own, which takes its turn on SQLite's one connection: read beside another
- * transaction's statements, it would see that transaction's snapshot, and older versions than the
- * catalogues held.
- */
+/** Reads the versions past `seen`, and each table's last place, in one statement. */
 async function readVersions(db: SqlClient, seen: VersionsSeen): Promise<LookedVersions> {
   // Each row's table told by a number: told by its name, the look at 5,000 customers cost twice the
   // CPU, a new string in each row to look the map up by. Rows 2 and 3 are each table's last place.
