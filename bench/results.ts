@@ -197,6 +197,8 @@ export interface ChangesResult {
   readonly sessions: number;
   /** The customers of the database, the cinema among them (`--changes-customers`). */
   readonly customers: number;
+  /** Changes of each kind made before the measures (`--changes-warm-up`); absent from results before it, which made `changes`. */
+  readonly warmUp?: number;
   readonly answersPublished: number;
   /** The server's CPU with nothing asked of it and nothing changing, every answer published, in percent of a core. */
   readonly idleCpuPercent: number;

@@ -106,6 +106,7 @@ const options = scriptOptions(
     programme: { type: 'boolean', default: false },
     changes: { type: 'boolean', default: false },
     'changes-count': { type: 'string', default: '40' },
+    'changes-warm-up': { type: 'string', default: '300' },
     'changes-postgres': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/marquee_bench_changes' },
     'changes-against': { type: 'string' },
     'changes-node-flags': { type: 'string', default: '' },
@@ -275,6 +276,7 @@ async function main(): Promise<void> {
 if (options.changes) {
   await benchChanges({
     changes: Number(options['changes-count']),
+    warmUp: Number(options['changes-warm-up']),
     postgres: options['changes-postgres'] === '' ? undefined : options['changes-postgres'],
     against: options['changes-against'],
     nodeFlags: options['changes-node-flags'].split(' ').filter((flag) => flag !== ''),
