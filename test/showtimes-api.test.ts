@@ -3,9 +3,12 @@
  * across daylight-saving changes in each hemisphere, the clock, and the rules of §5 and §9.
  */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
-import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, laterBy, nonEmpty, sessionStarting, startTestApp, varyOf, wallClockIn, type TestApp } from './helpers.js';
+import { importFiles } from '../src/import/import-files.js';
+import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, laterBy, nonEmpty, sessionStarting, startTestApp, tempDir, varyOf, wallClockIn, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -290,6 +293,31 @@ describe('GET /programme', () => {
     assert.notEqual(gzip.headers['etag'], (await get(demo, days)).headers['etag']);
     assert.equal(gunzipSync(gzip.rawPayload).toString('utf8'), (await get(demo, days)).body);
     assert.equal((await demo.app.inject({ method: 'POST', url: '/programme' })).statusCode, 405);
+  });
+
+  test('its ETag changes with the seats of one session, and is the same again with the same bytes', async () => {
+    // 10:00 on Friday 27 November 2026 in Wellington.
+    const now = Date.parse('2026-11-26T21:00:00Z');
+    const seated = (seats: number) => [sessionStarting(1, '2026-11-27T12:00:00'), sessionStarting(2, '2026-11-27T18:00:00', { SeatsAvailable: seats })];
+    const t = await appWithSessions(seated(40), { now: () => now });
+    const dir = await tempDir();
+    const importSeats = async (seats: number) => {
+      const file = join(dir, `seats-${seats}.json`);
+      await writeFile(file, JSON.stringify(seated(seats)));
+      await importFiles(t.db, { customer: 'default', files: [file], replace: false });
+      await t.live.refresh();
+      const response = await get(t, '/programme');
+      assert.equal(response.statusCode, 200);
+      return { body: response.body, etag: String(response.headers['etag']) };
+    };
+    const before = await importSeats(40);
+    const changed = await importSeats(12);
+    assert.notEqual(changed.body, before.body);
+    assert.notEqual(changed.etag, before.etag, 'another seat count, another ETag');
+    assert.equal((await get(t, '/programme', { 'if-none-match': before.etag })).statusCode, 200);
+    const back = await importSeats(40);
+    assert.equal(back.body, before.body);
+    assert.equal(back.etag, before.etag, 'the same bytes, the same ETag');
   });
 
   test('with no site imported, each format answers a 404 problem', async () => {

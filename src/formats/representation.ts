@@ -35,8 +35,8 @@ const compressSync: Readonly<Record<ContentCoding, (body: Buffer) => Buffer>> = 
 
 export class Representation {
   /**
-   * Hashed on first use: a catalogue is published whole when one of its answers is asked for,
-   * and most of its records are never asked for before it is published again.
+   * Hashed on first use, unless given: a catalogue is published whole when one of its answers is
+   * asked for, and most of its records are never asked for before it is published again.
    */
   private tag: string | undefined;
   /**
@@ -51,11 +51,18 @@ export class Representation {
   /** Compressed requests of a large body, counted until its compression begins. */
   private compressedAsks = 0;
 
-  /** `held` counts the compressed forms as they are made. */
+  /**
+   * `held` counts the compressed forms as they are made. `etag` is given by a writer that joined
+   * the body from pieces whose digests it kept (`DigestedJoin`); otherwise the ETag is the body's
+   * SHA-1.
+   */
   constructor(
     readonly body: Buffer,
     private readonly held?: HeldBytes,
-  ) {}
+    etag?: string,
+  ) {
+    this.tag = etag;
+  }
 
   get etag(): string {
     return (this.tag ??= `"${hash('sha1', this.body, 'base64url')}"`);

@@ -40,8 +40,15 @@ export function sessionOrder(session: Session): ListOrder {
   return { rank: Date.parse(`${session.preShowStartTime}Z`), key: session.id };
 }
 
+/** A list of the sessions on sale, those sessions in its order, and the instant its first cut-off passes. */
+interface OnSaleList {
+  readonly list: WrittenList;
+  readonly sessions: readonly OnSale[];
+  readonly until: number;
+}
+
 export class WebSessions {
-  private current: { readonly list: Representations; readonly until: number } | undefined;
+  private current: OnSaleList | undefined;
 
   /** The sessions by id, made on the first request of one: a change need not index every session again. */
   private byId: ReadonlyMap<string, OnSale> | undefined;
@@ -52,6 +59,8 @@ export class WebSessions {
     private readonly clock: ZoneClock | undefined,
     private readonly xml: XmlWriter,
     private readonly held: HeldBytes,
+    /** The last list of the web sessions these changed, which the first list of these is laid out in. */
+    private previous?: OnSaleList,
   ) {}
 
   static async publish(snapshot: CatalogueSnapshot, xml: XmlWriter, held: HeldBytes): Promise<WebSessions> {
@@ -79,7 +88,7 @@ export class WebSessions {
     }
     const clock = this.clock;
     const added = clock === undefined ? [] : sessions.filter(soldOnWeb).map((session) => onSaleOf(session, writeRecord(WEB_SESSION_SHAPE, session, held), clock, this.xml, held));
-    return new WebSessions([...kept, ...added].sort(compareOrder), clock, this.xml, held);
+    return new WebSessions([...kept, ...added].sort(compareOrder), clock, this.xml, held, this.current ?? this.previous);
   }
 
   /** Counts what the web sessions hold in `whole` from now on: the catalogue that replaces their own holds them as they are. */
@@ -96,9 +105,28 @@ export class WebSessions {
     if (this.current === undefined || now >= this.current.until) {
       const onSale = this.sessions.filter((session) => session.cutOff > now);
       const until = onSale.reduce((first, session) => Math.min(first, session.cutOff), Infinity);
-      this.current = { list: WrittenList.of(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held), until };
+      this.current = { list: this.listOf(onSale), sessions: onSale, until };
+      this.previous = undefined;
     }
     return this.current.list;
+  }
+
+  /**
+   * The list of `onSale`, laid out in the last one made where it holds them: their bytes and
+   * digests are taken from it, and only the sessions it lacks are digested for the list's ETag.
+   */
+  private listOf(onSale: readonly OnSale[]): WrittenList {
+    const last = this.current ?? this.previous;
+    if (last === undefined) return WrittenList.of(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held);
+    const places = new Map(last.sessions.map((session, place) => [session, place]));
+    const added: WrittenRecord[] = [];
+    const from = Int32Array.from(onSale, (session) => {
+      const place = places.get(session);
+      if (place !== undefined) return place;
+      added.push(session.written);
+      return -added.length;
+    });
+    return last.list.rearranged(from, added, this.held);
   }
 
   /** The session if it is on sale at `now`. */

@@ -2,6 +2,7 @@
  * `/programme`: Marquee's own JSON of a selection (CONTRACT §12), camelCase, in the contract's
  * order; and `/programme/coming-soon` (§15), the films coming soon with the same fields.
  */
+import { hash } from 'node:crypto';
 import type { HeldBytes } from '../formats/held-bytes.js';
 import type { PictureDirectory } from '../images/picture-directory.js';
 import type { ComingSelection } from './coming-soon.js';
@@ -70,13 +71,13 @@ function siteJson(site: ShowtimesSite): object {
  * of one session the programme is joined from them, and only what changed is written, rather than
  * every feature's picture addresses signed again (milliseconds a programme). They are kept as
  * bytes, since joining hundreds of kilobytes of text and encoding it took several times as long
- * as copying bytes. A feature's bytes are written again once the pictures' sizes known change.
- * `held` counts them, as the edition holds them.
+ * as copying bytes. Each text is kept with its digest (see `DigestedJoin`). A feature's bytes are
+ * written again once the pictures' sizes known change. `held` counts them, as the edition holds them.
  */
 export class ProgrammeTexts {
   private constructor(
-    private readonly features: Map<Feature, { readonly pictures: PictureDirectory; readonly generation: number; readonly bytes: Buffer }>,
-    private readonly showings: Map<Showing, { onSale?: Buffer; notOnSale?: Buffer }>,
+    private readonly features: Map<Feature, { readonly pictures: PictureDirectory; readonly generation: number; readonly text: KeptText }>,
+    private readonly showings: Map<Showing, { onSale?: KeptText; notOnSale?: KeptText }>,
     private readonly held: HeldBytes,
   ) {}
 
@@ -97,34 +98,79 @@ export class ProgrammeTexts {
       const feature = this.features.get(showing.feature);
       if (feature !== undefined && !carried.features.has(showing.feature)) {
         carried.features.set(showing.feature, feature);
-        bytes += feature.bytes.length;
+        bytes += feature.text.length;
       }
     }
     held.add(bytes);
     return carried;
   }
 
-  /** The feature's own fields, as an object's bytes. */
-  feature(feature: Feature, pictures: PictureDirectory): Buffer {
+  /** The feature's own fields, as an object's text. */
+  feature(feature: Feature, pictures: PictureDirectory): KeptText {
     const kept = this.features.get(feature);
-    if (kept !== undefined && kept.pictures === pictures && kept.generation === pictures.generation) return kept.bytes;
-    const bytes = Buffer.from(JSON.stringify(featureFields(feature, pictures)));
-    this.features.set(feature, { pictures, generation: pictures.generation, bytes });
-    this.held.add(bytes.length - (kept?.bytes.length ?? 0));
-    return bytes;
+    if (kept !== undefined && kept.pictures === pictures && kept.generation === pictures.generation) return kept.text;
+    const text = keptText(JSON.stringify(featureFields(feature, pictures)));
+    this.features.set(feature, { pictures, generation: pictures.generation, text });
+    this.held.add(text.length - (kept?.text.length ?? 0));
+    return text;
   }
 
   /** The session as one answer shows it: on sale or not. */
-  session(shown: ShownSession): Buffer {
+  session(shown: ShownSession): KeptText {
     let texts = this.showings.get(shown.showing);
     if (texts === undefined) this.showings.set(shown.showing, (texts = {}));
     const key = shown.onSale ? 'onSale' : 'notOnSale';
-    let bytes = texts[key];
-    if (bytes === undefined) {
-      bytes = texts[key] = Buffer.from(JSON.stringify(sessionJson(shown)));
-      this.held.add(bytes.length);
+    let text = texts[key];
+    if (text === undefined) {
+      text = texts[key] = keptText(JSON.stringify(sessionJson(shown)));
+      this.held.add(text.length);
     }
-    return bytes;
+    return text;
+  }
+}
+
+/** SHA-1's length, in bytes. */
+const DIGEST_BYTES = 20;
+
+/** A text's bytes kept with their digest before them: in one buffer, not two objects, for each of a programme's hundreds. */
+type KeptText = Buffer;
+
+function keptText(json: string): KeptText {
+  const bytes = Buffer.from(json);
+  return Buffer.concat([hash('sha1', bytes, 'buffer'), bytes]);
+}
+
+/** An answer's bytes and its strong ETag. */
+export interface DigestedAnswer {
+  readonly body: Buffer;
+  readonly etag: string;
+}
+
+/**
+ * An answer joined from kept texts and the bytes between them. Its ETag is the SHA-1 of the same
+ * join with each kept text's digest in place of its bytes: after a change of one session, a few
+ * kilobytes hashed rather than the whole answer (the week's programme of 168 sessions is 350 KB,
+ * 0.3 ms of SHA-1), and it changes exactly when the answer's bytes do.
+ */
+class DigestedJoin {
+  private readonly body: Uint8Array[] = [];
+  private readonly digests: Uint8Array[] = [];
+
+  bytes(bytes: Uint8Array): this {
+    this.body.push(bytes);
+    this.digests.push(bytes);
+    return this;
+  }
+
+  /** A kept text, less its last `trim` bytes: an object left open for a member to follow. */
+  text(text: KeptText, trim = 0): this {
+    this.body.push(text.subarray(DIGEST_BYTES, text.length - trim));
+    this.digests.push(text.subarray(0, DIGEST_BYTES));
+    return this;
+  }
+
+  joined(): DigestedAnswer {
+    return { body: Buffer.concat(this.body), etag: `"${hash('sha1', Buffer.concat(this.digests), 'base64url')}"` };
   }
 }
 
@@ -134,34 +180,29 @@ const FIRST_SESSION_MEMBER = Buffer.from(',"firstSession":');
 const OBJECT_END = Buffer.from('}');
 /** The end of an array that is an object's last member, and of the object. */
 const ARRAY_MEMBER_END = Buffer.from(']}');
+/** A feature's object without its closing brace, for a member to be added after its last. */
+const OPENED = 1;
 
-/** An object's bytes without its closing brace, for a member to be added after its last. */
-function opened(object: Buffer): Buffer {
-  return object.subarray(0, -1);
-}
-
-/** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept bytes of its features and sessions. */
-export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): Buffer {
-  const pieces: Buffer[] = [Buffer.from(`{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[`)];
+/** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept texts of its features and sessions. */
+export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): DigestedAnswer {
+  const join = new DigestedJoin().bytes(Buffer.from(`{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[`));
   features.forEach(({ feature, sessions }, index) => {
-    if (index > 0) pieces.push(COMMA);
-    pieces.push(opened(texts.feature(feature, pictures)), SESSIONS_MEMBER);
+    if (index > 0) join.bytes(COMMA);
+    join.text(texts.feature(feature, pictures), OPENED).bytes(SESSIONS_MEMBER);
     sessions.forEach((shown, place) => {
-      if (place > 0) pieces.push(COMMA);
-      pieces.push(texts.session(shown));
+      if (place > 0) join.bytes(COMMA);
+      join.text(texts.session(shown));
     });
-    pieces.push(ARRAY_MEMBER_END);
+    join.bytes(ARRAY_MEMBER_END);
   });
-  pieces.push(ARRAY_MEMBER_END);
-  return Buffer.concat(pieces);
+  return join.bytes(ARRAY_MEMBER_END).joined();
 }
 
-export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): Buffer {
-  const pieces: Buffer[] = [Buffer.from('{"films":[')];
+export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): DigestedAnswer {
+  const join = new DigestedJoin().bytes(Buffer.from('{"films":['));
   films.forEach(({ feature, firstSession }, index) => {
-    if (index > 0) pieces.push(COMMA);
-    pieces.push(opened(texts.feature(feature, pictures)), FIRST_SESSION_MEMBER, Buffer.from(JSON.stringify(firstSession?.start ?? null)), OBJECT_END);
+    if (index > 0) join.bytes(COMMA);
+    join.text(texts.feature(feature, pictures), OPENED).bytes(FIRST_SESSION_MEMBER).bytes(Buffer.from(JSON.stringify(firstSession?.start ?? null))).bytes(OBJECT_END);
   });
-  pieces.push(ARRAY_MEMBER_END);
-  return Buffer.concat(pieces);
+  return join.bytes(ARRAY_MEMBER_END).joined();
 }

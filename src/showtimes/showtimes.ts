@@ -31,9 +31,10 @@ const MAX_KEPT_ANSWERS = 64;
 /** What a showing's objects hold: about 860 bytes measured on Node.js 24 with 5,000 of the demo cinema's sessions, rounded up. */
 const BYTES_PER_SHOWING = 1000;
 
-/** An answer's bytes, and the instant until which the clock leaves it as it is. */
+/** An answer's bytes, its ETag when its writer made it, and the instant until which the clock leaves it as it is. */
 interface Written {
   readonly body: Buffer;
+  readonly etag?: string;
   readonly until: number;
 }
 
@@ -87,7 +88,7 @@ export class Showtimes {
   /** The answer to `query` in `format` at `now`, naming the pictures `pictures` serves. */
   answer(query: ShowtimesQuery, format: ShowtimesFormat, now: number, pictures: PictureDirectory): Representation {
     return this.keepSelection(query, query.from ?? this.cinemaDay(now), now, [format, pictures.generation], (selection) => ({
-      body: this.write(format, selection, pictures),
+      ...this.write(format, selection, pictures),
       until: selection.until,
     }));
   }
@@ -96,7 +97,7 @@ export class Showtimes {
   comingSoonAnswer(now: number, pictures: PictureDirectory): Representation {
     return this.keep(JSON.stringify(['coming-soon', pictures.generation]), now, () => {
       const coming = this.comingAt(now);
-      return { body: comingSoonJson(coming, pictures, this.texts), until: coming.until };
+      return { ...comingSoonJson(coming, pictures, this.texts), until: coming.until };
     });
   }
 
@@ -147,10 +148,10 @@ export class Showtimes {
     }
     kept?.held.release();
     this.kept.delete(key);
-    const { body, until } = write();
+    const { body, etag, until } = write();
     const held = this.held.part();
     held.add(body.length);
-    const answer = { representation: new Representation(body, held), until, held };
+    const answer = { representation: new Representation(body, held, etag), until, held };
     this.kept.set(key, answer);
     if (this.kept.size > MAX_KEPT_ANSWERS) this.letGoOldest();
     return answer.representation;
@@ -167,10 +168,10 @@ export class Showtimes {
     return this.today;
   }
 
-  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): Buffer {
+  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): { readonly body: Buffer; readonly etag?: string } {
     if (format === 'json') return showtimesJson(selection, pictures, this.texts);
-    if (format === 'calendar') return Buffer.from(showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt }));
-    return Buffer.from(JSON.stringify(showtimesLinkedData(selection, pictures)));
+    if (format === 'calendar') return { body: Buffer.from(showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt })) };
+    return { body: Buffer.from(JSON.stringify(showtimesLinkedData(selection, pictures))) };
   }
 
   private letGoOldest(): void {
