@@ -8,6 +8,9 @@ import zlib from 'node:zlib';
 import type { HeldBytes } from './held-bytes.js';
 
 export type FormatName = 'json' | 'xml';
+
+/** SHA-1's length, in bytes: the digests an ETag is made of. */
+export const SHA1_BYTES = 20;
 export type ContentCoding = 'br' | 'gzip';
 
 export interface EncodedBody {
@@ -52,9 +55,9 @@ export class Representation {
   private compressedAsks = 0;
 
   /**
-   * `held` counts the compressed forms as they are made. `etag` is given by a writer that joined
-   * the body from pieces whose digests it kept (`DigestedJoin`); otherwise the ETag is the body's
-   * SHA-1.
+   * `held` counts the compressed forms as they are made. `etag` is given by a writer that made it
+   * from the digests of the body's pieces (a list's records, the programme's texts); otherwise
+   * the ETag is the body's SHA-1.
    */
   constructor(
     readonly body: Buffer,

@@ -8,7 +8,7 @@ import type { ByteSlabs } from './byte-slabs.js';
 import type { HeldBytes } from './held-bytes.js';
 import { JSON_ARRAY, jsonRecord } from './json-writer.js';
 import { joinList, listLength, type ListFraming, type ListItems } from './list-bytes.js';
-import { Representation, type FormatName, type Representations } from './representation.js';
+import { Representation, SHA1_BYTES, type FormatName, type Representations } from './representation.js';
 import type { WireShape } from './wire-shape.js';
 import { xmlChildren, type XmlWriter } from './xml-writer.js';
 
@@ -103,16 +103,13 @@ interface ListBytes {
   readonly digests: Buffer;
 }
 
-/** SHA-1's length, in bytes. */
-const DIGEST_BYTES = 20;
-
 /** The digest of each record of `layout`: copied from the list it lies in, or made for a record added. */
 function digestsOf({ base, places, added }: Layout): Buffer {
-  const digests = Buffer.allocUnsafe(places.length * DIGEST_BYTES);
+  const digests = Buffer.allocUnsafe(places.length * SHA1_BYTES);
   places.forEach((place, index) => {
-    if (place >= 0) (base as ListBytes).digests.copy(digests, index * DIGEST_BYTES, place * DIGEST_BYTES, (place + 1) * DIGEST_BYTES);
+    if (place >= 0) (base as ListBytes).digests.copy(digests, index * SHA1_BYTES, place * SHA1_BYTES, (place + 1) * SHA1_BYTES);
     // As text of one byte a character: a Buffer of its own for each digest cost twice as long.
-    else digests.write(hash('sha1', added[-1 - place] as Buffer, 'binary'), index * DIGEST_BYTES, 'latin1');
+    else digests.write(hash('sha1', added[-1 - place] as Buffer, 'binary'), index * SHA1_BYTES, 'latin1');
   });
   return digests;
 }
@@ -179,7 +176,7 @@ class ListInFormat {
   ) {
     this.layout = layout;
     this.length = listLength(itemsOf(layout), framing);
-    this.digestBytes = layout.places.length * DIGEST_BYTES;
+    this.digestBytes = layout.places.length * SHA1_BYTES;
     held?.add(this.length + this.digestBytes);
   }
 

@@ -4,6 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import type { HeldBytes } from '../formats/held-bytes.js';
+import { SHA1_BYTES } from '../formats/representation.js';
 import type { PictureDirectory } from '../images/picture-directory.js';
 import type { ComingSelection } from './coming-soon.js';
 import type { Feature, Selection, Showing, ShownSession, ShowtimesSite } from './showings.js';
@@ -129,9 +130,6 @@ export class ProgrammeTexts {
   }
 }
 
-/** SHA-1's length, in bytes. */
-const DIGEST_BYTES = 20;
-
 /** A text's bytes kept with their digest before them: in one buffer, not two objects, for each of a programme's hundreds. */
 type KeptText = Buffer;
 
@@ -162,10 +160,10 @@ class DigestedJoin {
     return this;
   }
 
-  /** A kept text, less its last `trim` bytes: an object left open for a member to follow. */
+  /** A kept text, less its last `trim` bytes. */
   text(text: KeptText, trim = 0): this {
-    this.body.push(text.subarray(DIGEST_BYTES, text.length - trim));
-    this.digests.push(text.subarray(0, DIGEST_BYTES));
+    this.body.push(text.subarray(SHA1_BYTES, text.length - trim));
+    this.digests.push(text.subarray(0, SHA1_BYTES));
     return this;
   }
 
@@ -180,15 +178,15 @@ const FIRST_SESSION_MEMBER = Buffer.from(',"firstSession":');
 const OBJECT_END = Buffer.from('}');
 /** The end of an array that is an object's last member, and of the object. */
 const ARRAY_MEMBER_END = Buffer.from(']}');
-/** A feature's object without its closing brace, for a member to be added after its last. */
-const OPENED = 1;
+/** An object's closing brace, left off a feature's text for a member to follow its last. */
+const CLOSING_BRACE = 1;
 
 /** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept texts of its features and sessions. */
 export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): DigestedAnswer {
   const join = new DigestedJoin().bytes(Buffer.from(`{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[`));
   features.forEach(({ feature, sessions }, index) => {
     if (index > 0) join.bytes(COMMA);
-    join.text(texts.feature(feature, pictures), OPENED).bytes(SESSIONS_MEMBER);
+    join.text(texts.feature(feature, pictures), CLOSING_BRACE).bytes(SESSIONS_MEMBER);
     sessions.forEach((shown, place) => {
       if (place > 0) join.bytes(COMMA);
       join.text(texts.session(shown));
@@ -202,7 +200,7 @@ export function comingSoonJson({ films }: ComingSelection, pictures: PictureDire
   const join = new DigestedJoin().bytes(Buffer.from('{"films":['));
   films.forEach(({ feature, firstSession }, index) => {
     if (index > 0) join.bytes(COMMA);
-    join.text(texts.feature(feature, pictures), OPENED).bytes(FIRST_SESSION_MEMBER).bytes(Buffer.from(JSON.stringify(firstSession?.start ?? null))).bytes(OBJECT_END);
+    join.text(texts.feature(feature, pictures), CLOSING_BRACE).bytes(FIRST_SESSION_MEMBER).bytes(Buffer.from(JSON.stringify(firstSession?.start ?? null))).bytes(OBJECT_END);
   });
   return join.bytes(ARRAY_MEMBER_END).joined();
 }
