@@ -8,12 +8,13 @@ import zlib from 'node:zlib';
 import type { HeldBytes } from './held-bytes.js';
 
 export type FormatName = 'json' | 'xml';
+export type ContentCoding = 'br' | 'gzip';
 
 /** SHA-1's length, in bytes: the digests an ETag is made of. */
 export const SHA1_BYTES = 20;
-export type ContentCoding = 'br' | 'gzip';
 
-export interface EncodedBody {
+/** A body and its strong ETag: a compressed form, or an answer whose writer made its ETag. */
+export interface TaggedBody {
   readonly body: Buffer;
   readonly etag: string;
 }
@@ -48,7 +49,7 @@ export class Representation {
    * for compressed, and a map for each of them made a publication's garbage collections copy
    * thousands more objects.
    */
-  private encodings: Map<ContentCoding, EncodedBody | null> | undefined;
+  private encodings: Map<ContentCoding, TaggedBody | null> | undefined;
   /** The compressions under way or done in the thread pool, by coding. */
   private compressing: Map<ContentCoding, Promise<void>> | undefined;
   /** Compressed requests of a large body, counted until its compression begins. */
@@ -83,7 +84,7 @@ export class Representation {
    * an edition (a sync or a CDN revalidating after each change), and compressing each edition
    * for a client that had already been sent it whole cost more than the change itself.
    */
-  encoded(coding: ContentCoding): EncodedBody | undefined {
+  encoded(coding: ContentCoding): TaggedBody | undefined {
     if (!this.compressible) return undefined;
     const encoded = this.encodings?.get(coding);
     if (encoded !== undefined) return encoded ?? undefined;
@@ -119,7 +120,7 @@ export class Representation {
     return compressing;
   }
 
-  private keep(coding: ContentCoding, compressed: Buffer): EncodedBody | null {
+  private keep(coding: ContentCoding, compressed: Buffer): TaggedBody | null {
     // Under ~10 % saved, the identity body is as good and spares the client the decoding.
     const encoded = compressed.length < this.body.length * 0.9 ? { body: compressed, etag: `${this.etag.slice(0, -1)}-${coding}"` } : null;
     if (encoded !== null) this.held?.add(compressed.length);

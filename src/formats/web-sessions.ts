@@ -88,7 +88,7 @@ export class WebSessions {
     }
     const clock = this.clock;
     const added = clock === undefined ? [] : sessions.filter(soldOnWeb).map((session) => onSaleOf(session, writeRecord(WEB_SESSION_SHAPE, session, held), clock, this.xml, held));
-    return new WebSessions([...kept, ...added].sort(compareOrder), clock, this.xml, held, this.current ?? this.previous);
+    return new WebSessions([...kept, ...added].sort(compareOrder), clock, this.xml, held, this.lastList);
   }
 
   /** Counts what the web sessions hold in `whole` from now on: the catalogue that replaces their own holds them as they are. */
@@ -111,12 +111,17 @@ export class WebSessions {
     return this.current.list;
   }
 
+  /** The last list made: of these web sessions, or of those they changed. */
+  private get lastList(): OnSaleList | undefined {
+    return this.current ?? this.previous;
+  }
+
   /**
    * The list of `onSale`, laid out in the last one made where it holds them: their bytes and
    * digests are taken from it, and only the sessions it lacks are digested for the list's ETag.
    */
   private listOf(onSale: readonly OnSale[]): WrittenList {
-    const last = this.current ?? this.previous;
+    const last = this.lastList;
     if (last === undefined) return WrittenList.of(WEB_SESSION_SHAPE, onSale.map((session) => session.written), this.xml, this.held);
     const places = new Map(last.sessions.map((session, place) => [session, place]));
     const added: WrittenRecord[] = [];

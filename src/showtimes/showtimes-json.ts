@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import type { HeldBytes } from '../formats/held-bytes.js';
-import { SHA1_BYTES } from '../formats/representation.js';
+import { SHA1_BYTES, type TaggedBody } from '../formats/representation.js';
 import type { PictureDirectory } from '../images/picture-directory.js';
 import type { ComingSelection } from './coming-soon.js';
 import type { Feature, Selection, Showing, ShownSession, ShowtimesSite } from './showings.js';
@@ -138,12 +138,6 @@ function keptText(json: string): KeptText {
   return Buffer.concat([hash('sha1', bytes, 'buffer'), bytes]);
 }
 
-/** An answer's bytes and its strong ETag. */
-export interface DigestedAnswer {
-  readonly body: Buffer;
-  readonly etag: string;
-}
-
 /**
  * An answer joined from kept texts and the bytes between them. Its ETag is the SHA-1 of the same
  * join with each kept text's digest in place of its bytes: after a change of one session, a few
@@ -167,7 +161,7 @@ class DigestedJoin {
     return this;
   }
 
-  joined(): DigestedAnswer {
+  joined(): TaggedBody {
     return { body: Buffer.concat(this.body), etag: `"${hash('sha1', Buffer.concat(this.digests), 'base64url')}"` };
   }
 }
@@ -182,7 +176,7 @@ const ARRAY_MEMBER_END = Buffer.from(']}');
 const CLOSING_BRACE = 1;
 
 /** The selection's JSON, byte for byte what `JSON.stringify` writes of it, joined from the kept texts of its features and sessions. */
-export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): DigestedAnswer {
+export function showtimesJson({ site, from, days, features }: Selection, pictures: PictureDirectory, texts: ProgrammeTexts): TaggedBody {
   const join = new DigestedJoin().bytes(Buffer.from(`{"site":${JSON.stringify(siteJson(site))},"from":${JSON.stringify(from)},"days":${JSON.stringify(days)},"features":[`));
   features.forEach(({ feature, sessions }, index) => {
     if (index > 0) join.bytes(COMMA);
@@ -196,7 +190,7 @@ export function showtimesJson({ site, from, days, features }: Selection, picture
   return join.bytes(ARRAY_MEMBER_END).joined();
 }
 
-export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): DigestedAnswer {
+export function comingSoonJson({ films }: ComingSelection, pictures: PictureDirectory, texts: ProgrammeTexts): TaggedBody {
   const join = new DigestedJoin().bytes(Buffer.from('{"films":['));
   films.forEach(({ feature, firstSession }, index) => {
     if (index > 0) join.bytes(COMMA);

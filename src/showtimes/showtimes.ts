@@ -168,7 +168,7 @@ export class Showtimes {
     return this.today;
   }
 
-  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): { readonly body: Buffer; readonly etag?: string } {
+  private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): Omit<Written, 'until'> {
     if (format === 'json') return showtimesJson(selection, pictures, this.texts);
     if (format === 'calendar') return { body: Buffer.from(showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt })) };
     return { body: Buffer.from(JSON.stringify(showtimesLinkedData(selection, pictures))) };
