@@ -10,7 +10,7 @@ import type { Attribute, Film, FilmPackage, Screen, Session, Site } from '../cat
 import { jsonRecord } from '../formats/json-writer.js';
 import type { RecordKind } from '../formats/record-kinds.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SITE_SHAPE, WEB_SESSION_SHAPE, type WireShape } from '../formats/wire-shape.js';
-import { loadCatalogueOutline, readFilmPages } from '../store/catalogue-repository.js';
+import { loadCatalogueOutline, readFilmPages, type CatalogueOutline } from '../store/catalogue-repository.js';
 import type { SqlClient } from '../store/sql-client.js';
 
 export interface ChangeCounts {
@@ -39,16 +39,6 @@ class ChangeTracker<Key, T> {
     private readonly shape: WireShape<T>,
     private readonly stored: ReadonlyMap<Key, string>,
   ) {}
-
-  /**
-   * Compares with `records`, digested only when the input may hold records of their kind
-   * (`compared`): otherwise their keys are all an import needs of them.
-   */
-  static of<Key, T>(shape: WireShape<T>, records: Iterable<T>, key: (record: T) => Key, compared: boolean): ChangeTracker<Key, T> {
-    const stored = new Map<Key, string>();
-    for (const record of records) stored.set(key(record), compared ? digest(shape, record) : '');
-    return new ChangeTracker(shape, stored);
-  }
 
   has(key: Key): boolean {
     return this.stored.has(key);
@@ -98,10 +88,12 @@ const DIGEST_LENGTH = 27;
 
 /**
  * The digests of a customer's stored sessions at one catalogue version, as the import that left
- * them there computed them. A sync replaces a cinema's sessions every minute or so: with these
- * it compares the incoming sessions without reading and digesting every stored one again (a
- * fifth of its work for 300 sessions). Packed, since a sync process keeps them for every cinema it mirrors: a
- * cinema's 300 sessions take about 10 KB.
+ * them there computed them, and what they may name when that import changed nothing else. A sync
+ * replaces a cinema's sessions every minute or so: with these it compares the incoming sessions
+ * without reading and digesting every stored one again (a fifth of its work for 300 sessions),
+ * and checks what they name without reading the rest of the catalogue. Packed, since a sync
+ * process keeps them for every cinema it mirrors: a cinema's 300 sessions take about 10 KB, what
+ * they may name about as much for 400 films.
  */
 export class StoredSessions {
   private constructor(
@@ -109,15 +101,53 @@ export class StoredSessions {
     readonly version: number,
     private readonly ids: Float64Array,
     private readonly digests: string,
+    /** What the sessions may name, as JSON, when the import that left them changed nothing else. */
+    private readonly named: string | undefined,
   ) {}
 
-  static of(version: number, digests: ReadonlyMap<number, string>): StoredSessions {
-    return new StoredSessions(version, Float64Array.from(digests.keys()), [...digests.values()].join(''));
+  static of(version: number, digests: ReadonlyMap<number, string>, named: NamedRecords | undefined): StoredSessions {
+    return new StoredSessions(version, Float64Array.from(digests.keys()), [...digests.values()].join(''), named === undefined ? undefined : JSON.stringify(named));
   }
 
   unpacked(): Map<number, string> {
     return new Map(Array.from(this.ids, (id, index) => [id, this.digests.slice(index * DIGEST_LENGTH, (index + 1) * DIGEST_LENGTH)]));
   }
+
+  /** What the sessions may name at the same version, when it is kept. */
+  namedRecords(): NamedRecords | undefined {
+    return this.named === undefined ? undefined : (JSON.parse(this.named) as NamedRecords);
+  }
+}
+
+/**
+ * What sessions may name, and what else names a record: the keys of the films, packages, screens
+ * and attributes, the films of each package and the screens of the site. An import of sessions
+ * alone needs nothing else of the rest of the catalogue, and a sync keeps it with the stored
+ * sessions: reading it at each change of a cinema's sessions was a tenth of what the sync spent.
+ * Each list is in the order of the keys, as stored records are read.
+ */
+export interface NamedRecords {
+  readonly filmIds: readonly string[];
+  readonly packages: readonly (readonly [id: number, filmIds: readonly string[]])[];
+  readonly screenIds: readonly number[];
+  readonly attributeIds: readonly string[];
+  /** Null when there is no site. */
+  readonly siteScreens: readonly number[] | null;
+}
+
+function namedRecords({ filmIds, packages, screens, attributes, site }: CatalogueOutline): NamedRecords {
+  return {
+    filmIds,
+    packages: packages.map((p) => [p.id, p.films.map((film) => film.filmId)]),
+    screenIds: screens.map((screen) => screen.id),
+    attributeIds: attributes.map((attribute) => attribute.id),
+    siteScreens: site?.screens ?? null,
+  };
+}
+
+/** Whether an import of these kinds, replacing those of `replaced`, may change nothing but sessions. */
+export function onlySessions(kinds: ReadonlySet<RecordKind>, replaced: ReadonlySet<RecordKind> = kinds): boolean {
+  return [...kinds, ...replaced].every((kind) => kind === 'session');
 }
 
 /** The one site of a customer is told apart from none by this key. */
@@ -130,6 +160,8 @@ export interface CatalogueChanges {
   readonly attributes: ChangeTracker<string, Attribute>;
   readonly site: ChangeTracker<string, Site>;
   readonly sessions: ChangeTracker<number, Session>;
+  /** What the stored sessions may name, as the import found it. */
+  readonly named: NamedRecords;
   /** What the stored catalogue keeps beside an import that replaces the records of `replaced`. */
   existingBeside(replaced: ReadonlySet<RecordKind>): ExistingRecords;
 }
@@ -143,12 +175,12 @@ interface StoredReference extends Reference {
 }
 
 /** What stored packages, sessions and the site name, each placed as the record's problem would be. */
-function storedReferences(packages: readonly FilmPackage[], sessions: readonly Session[], site: Site | null): StoredReference[] {
+function storedReferences({ packages, siteScreens }: NamedRecords, sessions: readonly Session[]): StoredReference[] {
   const references: StoredReference[] = [];
   const refer = (holder: RecordKind, file: string, record: number, id: string | undefined, field: string, kind: ReferencedKind, key: string | number): void => {
     references.push({ holder, file, record, id, field, kind, key });
   };
-  packages.forEach((p, index) => p.films.forEach((film, position) => refer('package', STORED.package, index + 1, String(p.id), `Films[${position + 1}].FilmId`, 'film', film.filmId)));
+  packages.forEach(([id, filmIds], index) => filmIds.forEach((filmId, position) => refer('package', STORED.package, index + 1, String(id), `Films[${position + 1}].FilmId`, 'film', filmId)));
   sessions.forEach((session, index) => {
     const at = (field: string, kind: ReferencedKind, key: string | number): void => refer('session', STORED.session, index + 1, String(session.id), field, kind, key);
     if (session.filmPackageId !== null) at('FilmPackageId', 'package', session.filmPackageId);
@@ -156,8 +188,32 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
     at('ScreenId', 'screen', session.screenId);
     session.attributes.forEach((attribute, position) => at(`Attributes[${position + 1}]`, 'attribute', attribute));
   });
-  site?.screens.forEach((screen, position) => refer('site', STORED.site, 1, undefined, `Screens[${position + 1}].Id`, 'screen', screen));
+  siteScreens?.forEach((screen, position) => refer('site', STORED.site, 1, undefined, `Screens[${position + 1}].Id`, 'screen', screen));
   return references;
+}
+
+/**
+ * What the stored catalogue is, for an import of `kinds`: what its sessions may name, kept with
+ * the stored sessions for an import of sessions alone, else read with the outline.
+ */
+async function storedOutline(
+  db: SqlClient,
+  customer: string,
+  kinds: ReadonlySet<RecordKind>,
+  storedSessions: StoredSessions | undefined,
+): Promise<{ readonly named: NamedRecords; readonly outline?: CatalogueOutline }> {
+  const kept = onlySessions(kinds) ? storedSessions?.namedRecords() : undefined;
+  if (kept !== undefined) return { named: kept };
+  const outline = await loadCatalogueOutline(db, customer, storedSessions === undefined);
+  return { named: namedRecords(outline), outline };
+}
+
+/**
+ * A tracker of a kind's stored records: compared by their digests when the input may hold records
+ * of the kind (and `records` were read for it), otherwise known by their keys alone.
+ */
+function trackerOf<Key, T>(shape: WireShape<T>, records: readonly T[] | undefined, key: (record: T) => Key, keys: readonly Key[]): ChangeTracker<Key, T> {
+  return new ChangeTracker(shape, new Map(records === undefined ? keys.map((k) => [k, '']) : records.map((record) => [key(record), digest(shape, record)])));
 }
 
 /**
@@ -166,23 +222,28 @@ function storedReferences(packages: readonly FilmPackage[], sessions: readonly S
  * A kind is digested only when the input may hold records of it; otherwise its keys are all an
  * import needs, as a sync of the sessions alone needs of the rest. The sessions' digests are not
  * read when they are known (`storedSessions`, of an import that replaces the sessions: what the
- * stored sessions name is not checked then, as the input's replace them).
+ * stored sessions name is not checked then, as the input's replace them), nor is anything else
+ * for an import of sessions alone when they keep what they may name.
  */
 export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>, storedSessions?: StoredSessions): Promise<CatalogueChanges> {
-  const { filmIds, packages, screens, attributes, site, sessions } = await loadCatalogueOutline(db, customer, storedSessions === undefined);
+  const { named, outline } = await storedOutline(db, customer, kinds, storedSessions);
+  const sessions = outline?.sessions ?? [];
   const films = new Map<string, string>();
   if (kinds.has('film')) for await (const page of readFilmPages(db, customer)) for (const film of page) films.set(film.id, digest(FILM_SHAPE, film));
   // Never compared: no film comes in.
-  else for (const id of filmIds) films.set(id, '');
+  else for (const id of named.filmIds) films.set(id, '');
+  /** The stored records of `kind`, when the input may hold some: the outline is read whenever it may hold more than sessions. */
+  const compared = <T>(kind: RecordKind, records: (read: CatalogueOutline) => readonly T[]): readonly T[] | undefined =>
+    kinds.has(kind) && outline !== undefined ? records(outline) : undefined;
   const changes = {
     films: new ChangeTracker(FILM_SHAPE, films),
-    packages: ChangeTracker.of(PACKAGE_SHAPE, packages, (p) => p.id, kinds.has('package')),
-    screens: ChangeTracker.of(SCREEN_SHAPE, screens, (s) => s.id, kinds.has('screen')),
-    attributes: ChangeTracker.of(ATTRIBUTE_SHAPE, attributes, (a) => a.id, kinds.has('attribute')),
-    site: ChangeTracker.of(SITE_SHAPE, site === null ? [] : [site], () => SITE_KEY, kinds.has('site')),
+    packages: trackerOf(PACKAGE_SHAPE, compared('package', (read) => read.packages), (p) => p.id, named.packages.map(([id]) => id)),
+    screens: trackerOf(SCREEN_SHAPE, compared('screen', (read) => read.screens), (s) => s.id, named.screenIds),
+    attributes: trackerOf(ATTRIBUTE_SHAPE, compared('attribute', (read) => read.attributes), (a) => a.id, named.attributeIds),
+    site: trackerOf(SITE_SHAPE, compared('site', (read) => (read.site === null ? [] : [read.site])), () => SITE_KEY, named.siteScreens === null ? [] : [SITE_KEY]),
     sessions:
       storedSessions === undefined
-        ? ChangeTracker.of(WEB_SESSION_SHAPE, sessions, (s) => s.id, kinds.has('session'))
+        ? trackerOf(WEB_SESSION_SHAPE, compared('session', (read) => read.sessions), (s) => s.id, sessions.map((s) => s.id))
         : new ChangeTracker(WEB_SESSION_SHAPE, storedSessions.unpacked()),
   };
   const trackers: Readonly<Record<ReferencedKind, { has(key: never): boolean }>> = {
@@ -191,17 +252,17 @@ export async function trackChanges(db: SqlClient, customer: string, kinds: Reado
     screen: changes.screens,
     attribute: changes.attributes,
   };
-  const packageFilms = new Map(packages.map((p) => [p.id, p.films.map((film) => film.filmId)]));
+  const packageFilms = new Map(named.packages);
   const packageSessions = sessions.flatMap((s) => (s.filmPackageId !== null && s.filmId !== null ? [{ id: s.id, packageId: s.filmPackageId, filmId: s.filmId }] : []));
-  const references = storedReferences(packages, sessions, site);
+  const references = storedReferences(named, sessions);
   const [first] = sessions;
   const existingBeside = (replaced: ReadonlySet<RecordKind>): ExistingRecords => ({
     has: (kind, key) => !replaced.has(kind) && trackers[kind].has(key as never),
-    hasSite: !replaced.has('site') && site !== null,
+    hasSite: !replaced.has('site') && named.siteScreens !== null,
     firstSession: replaced.has('session') || first === undefined ? undefined : { file: STORED.session, record: 1, id: String(first.id) },
     packageFilms: (id) => (replaced.has('package') ? undefined : packageFilms.get(id)),
     packageSessions: replaced.has('session') ? [] : packageSessions,
     references: references.filter((reference) => !replaced.has(reference.holder)),
   });
-  return { ...changes, existingBeside };
+  return { ...changes, named, existingBeside };
 }

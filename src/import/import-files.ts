@@ -17,7 +17,7 @@ import { readRecords, type RecordKind } from '../formats/record-readers.js';
 import { commitCatalogueChange, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, deleteRecords, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { SITE_KEY, StoredSessions, trackChanges, type ChangeCounts } from './catalogue-changes.js';
+import { onlySessions, SITE_KEY, StoredSessions, trackChanges, type ChangeCounts } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
 /** An input's bytes: in a file, or already in memory (a small answer a sync read). */
@@ -225,7 +225,11 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
   }
   await flushFilms();
   check.resolveReferences(changes.existingBeside(replaced));
-  if (check.problems.count > 0) throw new InvalidImportError(check.problems, check.warnings);
+  if (check.problems.count > 0) {
+    // Checked against stored sessions of another version, the input's problems may be that version's.
+    if (storedSessions !== undefined && (await loadCatalogueVersion(tx, customer)) !== storedSessions.version) throw new StaleSessionsError(customer);
+    throw new InvalidImportError(check.problems, check.warnings);
+  }
 
   const kindChanges = {
     films: changes.films.change(replaced.has('film')),
@@ -261,7 +265,8 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     change,
     version,
     written: write && changed,
-    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests()) : undefined,
+    // What the sessions may name is theirs to keep only when the import could change nothing else.
+    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests(), onlySessions(kinds, replaced) ? changes.named : undefined) : undefined,
     warnings: check.warnings.listed,
     warningCount: check.warnings.count,
   };
