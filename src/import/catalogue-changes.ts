@@ -145,9 +145,9 @@ function namedRecords({ filmIds, packages, screens, attributes, site }: Catalogu
   };
 }
 
-/** Whether an import of these kinds, replacing those of `replaced`, may change nothing but sessions. */
-export function onlySessions(kinds: ReadonlySet<RecordKind>, replaced: ReadonlySet<RecordKind> = kinds): boolean {
-  return [...kinds, ...replaced].every((kind) => kind === 'session');
+/** Whether these kinds are sessions alone (or none). */
+export function onlySessions(kinds: Iterable<RecordKind>): boolean {
+  return [...kinds].every((kind) => kind === 'session');
 }
 
 /** The one site of a customer is told apart from none by this key. */

@@ -266,7 +266,7 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     version,
     written: write && changed,
     // What the sessions may name is theirs to keep only when the import could change nothing else.
-    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests(), onlySessions(kinds, replaced) ? changes.named : undefined) : undefined,
+    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests(), onlySessions([...kinds, ...replaced]) ? changes.named : undefined) : undefined,
     warnings: check.warnings.listed,
     warningCount: check.warnings.count,
   };
