@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DEMO, exportCatalogue, freshDatabase, waitFor } from './helpers.js';
+import { DEMO, exportCatalogue, freshDatabase, runCli, tempDir, waitFor } from './helpers.js';
 import { demoUpstream, startSync, upstreamServer, upstreamsFile, type Intercept, type Json } from './upstreams.js';
 
 const CUSTOMER = 'cinema-live';
@@ -111,6 +111,47 @@ describe('a sync that finds some sessions changed', () => {
     lists.sessions = SessionLists.changed(valid, 1011, { SeatsHeld: 1 });
     await waitFor(() => synced() > before, 30_000, log);
     assert.deepEqual(await exported(), lists.mirrored());
+    assert.equal(await sync.stop(), 0);
+  });
+
+  test('a local import while it reads the sessions sends it back to what is stored, not to a failure', { timeout: 120_000 }, async () => {
+    const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
+    const lists = new SessionLists();
+    /** Run once before the next session list is answered. */
+    let beforeSessions: (() => Promise<void>) | undefined;
+    const server = await upstreamServer(upstream.url, (request, response) => {
+      const run = request.url === '/v1/session' ? beforeSessions : undefined;
+      if (run === undefined) return lists.intercept(request, response);
+      beforeSessions = undefined;
+      void run().then(() => lists.intercept(request, response));
+      return true;
+    });
+    const local = await freshDatabase();
+    const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
+    const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--retry-delay', '200']);
+    const log = (): string => sync.lines.join('\n');
+    const synced = (): number => sync.lines.filter((line) => line.startsWith(`Synced customer '${CUSTOMER}'`)).length;
+    await waitFor(() => synced() === 1, 60_000, log);
+    // A sync of the sessions alone, which keeps what they may name for the next.
+    lists.sessions = SessionLists.changed(lists.sessions, 1002, { SeatsAvailable: 3 });
+    await waitFor(() => synced() === 2, 30_000, log);
+
+    // A new film upstream, with a session of it; the same film imported here while the sync reads that session.
+    const [film] = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Json[];
+    const newFilm = join(await tempDir(), 'film.json');
+    await writeFile(newFilm, JSON.stringify({ ...film, Id: 'ARRIVING', Title: 'Arriving' }));
+    const importFilm = async (database: string): Promise<void> => {
+      const result = await runCli(['import', '--database', database, '--customer', CUSTOMER, newFilm]);
+      assert.equal(result.status, 0, result.stderr);
+    };
+    await importFilm(upstream.database);
+    beforeSessions = () => importFilm(local);
+    lists.sessions = [...lists.sessions, { ...lists.sessions[0], Id: 9002, FilmId: 'ARRIVING', Title: 'Arriving' }];
+    await waitFor(() => synced() === 3, 30_000, log);
+    const { sessions = '[]' } = await exportCatalogue(local, 'json', CUSTOMER);
+    assert.deepEqual(byId(JSON.parse(sessions) as Json[]), lists.mirrored());
+    assert.equal(beforeSessions, undefined, 'the local import ran');
+    assert.doesNotMatch(log(), /^sync: customer/m);
     assert.equal(await sync.stop(), 0);
   });
 });
