@@ -93,7 +93,7 @@ const DIGEST_LENGTH = 27;
  * without reading and digesting every stored one again (a fifth of its work for 300 sessions),
  * and checks what they name without reading the rest of the catalogue. Packed, since a sync
  * process keeps them for every cinema it mirrors: a cinema's 300 sessions take about 10 KB, what
- * they may name about as much for 400 films.
+ * they may name about 6 KB for 400 films.
  */
 export class StoredSessions {
   private constructor(
