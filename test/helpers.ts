@@ -58,11 +58,11 @@ export const TEST_DATABASE = process.env['MARQUEE_TEST_DATABASE'] === 'postgres'
 export const TEST_POSTGRES_URL = process.env['MARQUEE_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Runs one administrative statement on the test PostgreSQL server, on a connection of its own. */
-export async function administerPostgres(sql: string): Promise<void> {
+export async function administerPostgres(sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query<Record<string, unknown>>(sql)).rows;
   } finally {
     await client.end();
   }

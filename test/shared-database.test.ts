@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DEMO, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
+import { DEMO, TEST_DATABASE, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
 
 type Json = Record<string, unknown>;
@@ -65,6 +65,12 @@ test('two servers on one database both show an import made through the command l
   await retitle(database, 'Nosferatu (restored)');
   const latencies = await Promise.all([first, second].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (restored)', DEADLINE_MS)));
   t.diagnostic(`both servers answered the import ${Math.max(...latencies)} ms after the command returned`);
+  if (TEST_DATABASE === 'postgres') {
+    // Each server listens on one connection, whatever of it follows the commits.
+    const name = new URL(database).pathname.slice(1);
+    const [listening] = await administerPostgres(`SELECT count(*)::int AS connections FROM pg_stat_activity WHERE datname = '${name}' AND query LIKE 'LISTEN %'`);
+    assert.equal(listening?.['connections'], 2);
+  }
   await stop(first, second);
 });
 

@@ -147,11 +147,18 @@ async function beginWithWriterLock(connection: pg.PoolClient): Promise<boolean> 
   return results[1]?.rows[0]?.locked === true;
 }
 
+/** A connection listening to a channel, and the subscribers it signals. */
+interface Listening {
+  readonly subscribers: Set<() => void>;
+  readonly listener: PostgresListener;
+}
+
 export class PostgresClient implements SqlClient {
   readonly exactTextType = EXACT_TEXT_TYPE;
   readonly jsonRows = jsonRows;
   private readonly statements: PostgresStatements;
-  private readonly listeners = new Set<Subscription>();
+  /** The connection that listens to each channel, and what it signals. */
+  private readonly channels = new Map<string, Listening>();
 
   private constructor(
     private readonly config: pg.ClientConfig,
@@ -240,21 +247,40 @@ export class PostgresClient implements SqlClient {
     await this.statements.query('SELECT pg_notify(?, ?)', [channel, payload]);
   }
 
+  /**
+   * One connection listens to a channel for all its subscribers, as SQLite's one watch of its
+   * commits does: a server's catalogue and its webhooks' courier follow the same commits, and a
+   * connection each read every notification twice and held a connection more.
+   */
   listen(channel: string, onSignal: () => void): Subscription {
-    const listener = new PostgresListener(this.config, channel, onSignal);
-    this.listeners.add(listener);
+    // A function of its own: one listening twice is two subscribers, each closed apart.
+    const subscriber = (): void => onSignal();
+    const listening = this.channels.get(channel) ?? this.startListening(channel);
+    // Joining a connection already listening, listening starts now for this subscriber.
+    if (listening.subscribers.size > 0) queueMicrotask(subscriber);
+    listening.subscribers.add(subscriber);
     return {
       close: async () => {
-        this.listeners.delete(listener);
-        await listener.close();
+        listening.subscribers.delete(subscriber);
+        if (listening.subscribers.size > 0 || this.channels.get(channel) !== listening) return;
+        this.channels.delete(channel);
+        await listening.listener.close();
       },
     };
   }
 
+  private startListening(channel: string): Listening {
+    const subscribers = new Set<() => void>();
+    const listening = { subscribers, listener: new PostgresListener(this.config, channel, () => subscribers.forEach((signal) => signal())) };
+    this.channels.set(channel, listening);
+    return listening;
+  }
+
   /** Closes the pool; closing again does nothing, as with SQLite. */
   async close(): Promise<void> {
-    await Promise.all([...this.listeners].map((listener) => listener.close()));
-    this.listeners.clear();
+    const channels = [...this.channels.values()];
+    this.channels.clear();
+    await Promise.all(channels.map(({ listener }) => listener.close()));
     if (!this.pool.ended) await this.pool.end();
   }
 }
