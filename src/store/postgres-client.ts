@@ -256,8 +256,8 @@ export class PostgresClient implements SqlClient {
     // A function of its own: one listening twice is two subscribers, each closed apart.
     const subscriber = (): void => onSignal();
     const listening = this.channels.get(channel) ?? this.startListening(channel);
-    // Joining a connection already listening, listening starts now for this subscriber.
-    if (listening.subscribers.size > 0) queueMicrotask(subscriber);
+    // Joining a connection already listening, listening starts now for this subscriber (unless it is closed at once).
+    if (listening.subscribers.size > 0) queueMicrotask(() => listening.subscribers.has(subscriber) && subscriber());
     listening.subscribers.add(subscriber);
     return {
       close: async () => {
