@@ -17,8 +17,16 @@ class SessionLists {
   webSessions: Json[] = demoSessions.slice(0, 60);
   /** Answered for the sessions in their place when set: a list JSON.stringify would not write. */
   sessionsText: string | undefined;
+  /** Run once before the session list is next answered, and then let go. */
+  beforeSessions: (() => Promise<void>) | undefined;
 
   readonly intercept: Intercept = (request, response) => {
+    const before = request.url === '/v1/session' ? this.beforeSessions : undefined;
+    if (before !== undefined) {
+      this.beforeSessions = undefined;
+      void before().then(() => this.intercept(request, response));
+      return true;
+    }
     const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : undefined;
     if (list === undefined) return false;
     const body = list === this.sessions && this.sessionsText !== undefined ? this.sessionsText : JSON.stringify(list);
@@ -40,21 +48,28 @@ class SessionLists {
   }
 }
 
+/** A sync of the sessions every second into a fresh database, from a demo upstream whose session lists are `lists`; once it has synced. */
+async function startMirror(lists: SessionLists) {
+  const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
+  const server = await upstreamServer(upstream.url, lists.intercept);
+  const local = await freshDatabase();
+  const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
+  const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--retry-delay', '200']);
+  const log = (): string => sync.lines.join('\n');
+  const synced = (): number => sync.lines.filter((line) => line.startsWith(`Synced customer '${CUSTOMER}'`)).length;
+  /** The sessions the mirror holds. */
+  const exported = async (): Promise<Json[]> => {
+    const { sessions = '[]' } = await exportCatalogue(local, 'json', CUSTOMER);
+    return byId(JSON.parse(sessions) as Json[]);
+  };
+  await waitFor(() => synced() === 1, 60_000, log);
+  return { upstream, local, sync, log, synced, exported };
+}
+
 describe('a sync that finds some sessions changed', () => {
   test('mirrors exactly what the upstream answers, whichever sessions and web sessions changed, and names a bad session by its place in the list', { timeout: 120_000 }, async () => {
-    const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
     const lists = new SessionLists();
-    const server = await upstreamServer(upstream.url, lists.intercept);
-    const local = await freshDatabase();
-    const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
-    const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--retry-delay', '200']);
-    const log = (): string => sync.lines.join('\n');
-    const exported = async (): Promise<Json[]> => {
-      const { sessions = '[]' } = await exportCatalogue(local, 'json', CUSTOMER);
-      return byId(JSON.parse(sessions) as Json[]);
-    };
-    const synced = (): number => sync.lines.filter((line) => line.startsWith(`Synced customer '${CUSTOMER}'`)).length;
-    await waitFor(() => synced() === 1, 60_000, log);
+    const { sync, log, synced, exported } = await startMirror(lists);
     assert.deepEqual(await exported(), lists.mirrored());
 
     const steps: [string, () => void][] = [
@@ -115,23 +130,8 @@ describe('a sync that finds some sessions changed', () => {
   });
 
   test('a local import while it reads the sessions sends it back to what is stored, not to a failure', { timeout: 120_000 }, async () => {
-    const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
     const lists = new SessionLists();
-    /** Run once before the next session list is answered. */
-    let beforeSessions: (() => Promise<void>) | undefined;
-    const server = await upstreamServer(upstream.url, (request, response) => {
-      const run = request.url === '/v1/session' ? beforeSessions : undefined;
-      if (run === undefined) return lists.intercept(request, response);
-      beforeSessions = undefined;
-      void run().then(() => lists.intercept(request, response));
-      return true;
-    });
-    const local = await freshDatabase();
-    const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
-    const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--retry-delay', '200']);
-    const log = (): string => sync.lines.join('\n');
-    const synced = (): number => sync.lines.filter((line) => line.startsWith(`Synced customer '${CUSTOMER}'`)).length;
-    await waitFor(() => synced() === 1, 60_000, log);
+    const { upstream, local, sync, log, synced, exported } = await startMirror(lists);
     // A sync of the sessions alone, which keeps what they may name for the next.
     lists.sessions = SessionLists.changed(lists.sessions, 1002, { SeatsAvailable: 3 });
     await waitFor(() => synced() === 2, 30_000, log);
@@ -145,12 +145,11 @@ describe('a sync that finds some sessions changed', () => {
       assert.equal(result.status, 0, result.stderr);
     };
     await importFilm(upstream.database);
-    beforeSessions = () => importFilm(local);
+    lists.beforeSessions = () => importFilm(local);
     lists.sessions = [...lists.sessions, { ...lists.sessions[0], Id: 9002, FilmId: 'ARRIVING', Title: 'Arriving' }];
     await waitFor(() => synced() === 3, 30_000, log);
-    const { sessions = '[]' } = await exportCatalogue(local, 'json', CUSTOMER);
-    assert.deepEqual(byId(JSON.parse(sessions) as Json[]), lists.mirrored());
-    assert.equal(beforeSessions, undefined, 'the local import ran');
+    assert.deepEqual(await exported(), lists.mirrored());
+    assert.equal(lists.beforeSessions, undefined, 'the local import ran');
     assert.doesNotMatch(log(), /^sync: customer/m);
     assert.equal(await sync.stop(), 0);
   });

@@ -255,9 +255,10 @@ export class PostgresClient implements SqlClient {
   listen(channel: string, onSignal: () => void): Subscription {
     // A function of its own: one listening twice is two subscribers, each closed apart.
     const subscriber = (): void => onSignal();
-    const listening = this.channels.get(channel) ?? this.startListening(channel);
+    const joined = this.channels.get(channel);
+    const listening = joined ?? this.startListening(channel);
     // Joining a connection already listening, listening starts now for this subscriber (unless it is closed at once).
-    if (listening.subscribers.size > 0) queueMicrotask(() => listening.subscribers.has(subscriber) && subscriber());
+    if (joined !== undefined) queueMicrotask(() => listening.subscribers.has(subscriber) && subscriber());
     listening.subscribers.add(subscriber);
     return {
       close: async () => {
