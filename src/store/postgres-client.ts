@@ -14,6 +14,7 @@ import {
   type SqlValue,
   type Subscription,
   type TransactionOptions,
+  Turns,
 } from './sql-client.js';
 
 /**
@@ -127,6 +128,10 @@ class PostgresTransaction implements SqlClient {
     return Promise.reject(new Error('PostgreSQL transactions do not nest here'));
   }
 
+  writeAlone<Row>(): Promise<Row[]> {
+    return Promise.reject(new Error('a statement written alone is not part of a transaction'));
+  }
+
   /** Sent with the COMMIT; PostgreSQL delivers them once it commits, and not at all if it rolls back. */
   async notify(channel: string, payload: string): Promise<void> {
     this.notifications.push(`SELECT pg_notify(${this.connection.escapeLiteral(channel)}, ${this.connection.escapeLiteral(payload)})`);
@@ -157,6 +162,8 @@ export class PostgresClient implements SqlClient {
   readonly exactTextType = EXACT_TEXT_TYPE;
   readonly jsonRows = jsonRows;
   private readonly statements: PostgresStatements;
+  /** This process's read-write transactions, one after another. */
+  private readonly writers = new Turns();
   /** The connection that listens to each channel, and what it signals. */
   private readonly channels = new Map<string, Listening>();
 
@@ -196,7 +203,23 @@ export class PostgresClient implements SqlClient {
     await this.statements.query(sql, params);
   }
 
+  /** On any pooled connection, outside a transaction: PostgreSQL commits the statement alone. */
+  writeAlone<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.statements.query<Row>(sql, params);
+  }
+
+  /**
+   * Read-write transactions take turns on the writer lock, across processes. A process's own take
+   * turns here first: a sync process writes from several syncs at once, and a writer that found
+   * the lock held by another of them spent three round trips more waiting for it.
+   */
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (options.readOnly) return this.run(work, options);
+    if (options.failIfBusy && this.writers.busy) throw new DatabaseBusyError('another transaction of this process is writing');
+    return this.writers.take(() => this.run(work, options));
+  }
+
+  private async run<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions): Promise<T> {
     const connection = await this.pool.connect();
     // While a connection is checked out the pool does not watch it; its errors also reject the
     // statement in flight, which is where they are handled.

@@ -66,6 +66,14 @@ export interface SqlClient {
   queryArrays<Row extends readonly SqlValue[]>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
   execute(sql: string, params?: readonly SqlValue[]): Promise<void>;
   /**
+   * One statement that writes, committed on its own, and the rows it returns: for a write that one
+   * statement makes whole, such as a lease taken. It does not take turns with the read-write
+   * transactions, as the writes that readers follow by their moves (a catalogue's changes) must:
+   * it writes nothing so followed. Never called inside a transaction. On PostgreSQL it costs one
+   * round trip, where a transaction costs three.
+   */
+  writeAlone<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
    * A read-only transaction sees one consistent state and never blocks a writer. Read-write
    * transactions take turns on the whole database, so two writers queue instead of interleaving.
@@ -85,6 +93,36 @@ export interface SqlClient {
    */
   listen?(channel: string, onSignal: () => void): Subscription;
   close(): Promise<void>;
+}
+
+/**
+ * Work that takes turns, in the order it was asked for: each waits for the one before to end,
+ * however that ends.
+ */
+export class Turns {
+  /** Turns under way or waiting. */
+  private taken = 0;
+  /** Settles when the last turn asked for has ended. */
+  private last: Promise<void> = Promise.resolve();
+
+  /** Whether a turn is under way or waiting. */
+  get busy(): boolean {
+    return this.taken > 0;
+  }
+
+  async take<T>(work: () => Promise<T>): Promise<T> {
+    this.taken += 1;
+    const turn = this.last;
+    let done = (): void => {};
+    this.last = new Promise((resolve) => (done = resolve));
+    try {
+      await turn;
+      return await work();
+    } finally {
+      this.taken -= 1;
+      done();
+    }
+  }
 }
 
 /** A `failIfBusy` transaction found another writer holding the database. */

@@ -12,6 +12,7 @@ import {
   type SqlValue,
   type Subscription,
   type TransactionOptions,
+  Turns,
 } from './sql-client.js';
 
 /**
@@ -65,10 +66,8 @@ export class SqliteClient implements SqlClient {
   private readonly statements = new Map<string, StatementSync>();
   /** Prepared apart from `statements`: a statement returns either objects or arrays, never both. */
   private readonly arrayStatements = new Map<string, StatementSync>();
-  /** Transactions under way or waiting for their turn. */
-  private transactions = 0;
-  /** Settles when the last transaction asked for has ended. */
-  private lastTurn: Promise<void> = Promise.resolve();
+  /** Transactions, one after another. */
+  private readonly turns = new Turns();
   /** Those told of other connections' commits, and what looks for them while there are any. */
   private readonly listeners = new Set<() => void>();
   private commitWatch: { close(): void } | undefined;
@@ -123,6 +122,11 @@ export class SqliteClient implements SqlClient {
     }
   }
 
+  /** A transaction of its own: the connection's one transaction at a time would take in a statement run beside it. */
+  writeAlone<Row>(sql: string, params?: readonly SqlValue[]): Promise<Row[]> {
+    return this.transaction((tx) => tx.query<Row>(sql, params));
+  }
+
   /**
    * One connection holds one transaction at a time, so transactions take turns, in the order they
    * were asked for: a server builds several customers' catalogues at once, each in a read
@@ -130,18 +134,8 @@ export class SqliteClient implements SqlClient {
    * background writes of token uses) fails while any other is under way or waiting.
    */
   async transaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    if (options.failIfBusy && this.transactions > 0) throw new DatabaseBusyError('another transaction is open on this connection');
-    this.transactions += 1;
-    const turn = this.lastTurn;
-    let done = (): void => {};
-    this.lastTurn = new Promise((resolve) => (done = resolve));
-    try {
-      await turn;
-      return await this.runTransaction(work, options);
-    } finally {
-      this.transactions -= 1;
-      done();
-    }
+    if (options.failIfBusy && this.turns.busy) throw new DatabaseBusyError('another transaction is open on this connection');
+    return this.turns.take(() => this.runTransaction(work, options));
   }
 
   private async runTransaction<T>(work: (tx: SqlClient) => Promise<T>, options: TransactionOptions): Promise<T> {
