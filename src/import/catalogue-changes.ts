@@ -88,7 +88,7 @@ const DIGEST_LENGTH = 27;
 
 /**
  * The digests of a customer's stored sessions at one catalogue version, as the import that left
- * them there computed them, and what they may name when that import changed nothing else. A sync
+ * them there computed them, and what they may name at that version. A sync
  * replaces a cinema's sessions every minute or so: with these it compares the incoming sessions
  * without reading and digesting every stored one again (a fifth of its work for 300 sessions),
  * and checks what they name without reading the rest of the catalogue. Packed, since a sync
@@ -101,21 +101,21 @@ export class StoredSessions {
     readonly version: number,
     private readonly ids: Float64Array,
     private readonly digests: string,
-    /** What the sessions may name, as JSON, when the import that left them changed nothing else. */
-    private readonly named: string | undefined,
+    /** What the sessions may name, as JSON. */
+    private readonly named: string,
   ) {}
 
-  static of(version: number, digests: ReadonlyMap<number, string>, named: NamedRecords | undefined): StoredSessions {
-    return new StoredSessions(version, Float64Array.from(digests.keys()), [...digests.values()].join(''), named === undefined ? undefined : JSON.stringify(named));
+  static of(version: number, digests: ReadonlyMap<number, string>, named: NamedRecords): StoredSessions {
+    return new StoredSessions(version, Float64Array.from(digests.keys()), [...digests.values()].join(''), JSON.stringify(named));
   }
 
   unpacked(): Map<number, string> {
     return new Map(Array.from(this.ids, (id, index) => [id, this.digests.slice(index * DIGEST_LENGTH, (index + 1) * DIGEST_LENGTH)]));
   }
 
-  /** What the sessions may name at the same version, when it is kept. */
-  namedRecords(): NamedRecords | undefined {
-    return this.named === undefined ? undefined : (JSON.parse(this.named) as NamedRecords);
+  /** What the sessions may name at the same version. */
+  namedRecords(): NamedRecords {
+    return JSON.parse(this.named) as NamedRecords;
   }
 }
 
@@ -145,8 +145,13 @@ function namedRecords({ filmIds, packages, screens, attributes, site }: Catalogu
   };
 }
 
+/** What the customer's sessions may name, read. */
+export async function loadNamedRecords(db: SqlClient, customer: string): Promise<NamedRecords> {
+  return namedRecords(await loadCatalogueOutline(db, customer, false));
+}
+
 /** Whether these kinds are sessions alone (or none). */
-export function onlySessions(kinds: Iterable<RecordKind>): boolean {
+function onlySessions(kinds: Iterable<RecordKind>): boolean {
   return [...kinds].every((kind) => kind === 'session');
 }
 
@@ -223,7 +228,7 @@ function trackerOf<Key, T>(shape: WireShape<T>, records: readonly T[] | undefine
  * import needs, as a sync of the sessions alone needs of the rest. The sessions' digests are not
  * read when they are known (`storedSessions`, of an import that replaces the sessions: what the
  * stored sessions name is not checked then, as the input's replace them), nor is anything else
- * for an import of sessions alone when they keep what they may name.
+ * for an import of sessions alone, since they keep what they may name.
  */
 export async function trackChanges(db: SqlClient, customer: string, kinds: ReadonlySet<RecordKind>, storedSessions?: StoredSessions): Promise<CatalogueChanges> {
   const { named, outline } = await storedOutline(db, customer, kinds, storedSessions);

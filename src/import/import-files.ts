@@ -17,7 +17,7 @@ import { readRecords, type RecordKind } from '../formats/record-readers.js';
 import { commitCatalogueChange, deleteFilms, deletePackages, loadCatalogueVersion, savePackages, saveFilms } from '../store/catalogue-repository.js';
 import { PROGRAMME_TABLES, deleteRecords, saveRecords } from '../store/record-tables.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { onlySessions, SITE_KEY, StoredSessions, trackChanges, type ChangeCounts } from './catalogue-changes.js';
+import { loadNamedRecords, SITE_KEY, StoredSessions, trackChanges, type ChangeCounts, type NamedRecords } from './catalogue-changes.js';
 import { moveSession } from './seed-dates.js';
 
 /** An input's bytes: in a file, or already in memory (a small answer a sync read). */
@@ -118,6 +118,11 @@ export class StaleSessionsError extends Error {
 }
 
 const FILMS_PER_BATCH = 500;
+
+/** What sessions may name as an import that made `change` leaves the catalogue: as before it, unless the change touched more than sessions. */
+async function namedAfter(tx: SqlClient, customer: string, change: CatalogueChange, before: NamedRecords): Promise<NamedRecords> {
+  return changedKinds(change).every((kind) => kind === 'sessions') ? before : loadNamedRecords(tx, customer);
+}
 
 async function fileSize(file: string): Promise<number> {
   try {
@@ -265,8 +270,7 @@ async function importSized(tx: SqlClient, files: readonly SizedFile[], options: 
     change,
     version,
     written: write && changed,
-    // What the sessions may name is theirs to keep only when the import could change nothing else.
-    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests(), onlySessions([...kinds, ...replaced]) ? changes.named : undefined) : undefined,
+    storedSessions: write && replaced.has('session') ? StoredSessions.of(version, changes.sessions.replacedDigests(), await namedAfter(tx, customer, change, changes.named)) : undefined,
     warnings: check.warnings.listed,
     warningCount: check.warnings.count,
   };

@@ -82,6 +82,8 @@ export interface SyncRequest {
   readonly full: boolean;
   /** What the last sync of the customer left. */
   readonly state: SyncState;
+  /** The catalogue's version as the sync starts, read as the customer was claimed. */
+  readonly version: number;
   /** The customer's sessions, as this process's last sync of it left them, if it knows them. */
   readonly knownSessions: KnownSessions | undefined;
   readonly limits: SyncLimits;
@@ -108,9 +110,8 @@ interface ReadList {
 const changed = (read: ReadList): boolean => read.answers.some((answer) => answer.status !== 'not modified');
 
 export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise<SyncOutcome> {
-  const { state } = request;
+  const { state, version } = request;
   // ETags speak for the local catalogue only while nothing else has changed it; otherwise every list is read whole.
-  const version = await loadCatalogueVersion(db, state.customer);
   const current = state.catalogueVersion === version;
   const etags = current ? state.etags : {};
   const full = request.full || !current;
@@ -119,7 +120,7 @@ export async function syncCustomer(db: SqlClient, request: SyncRequest): Promise
     return await syncLists(db, request, full, etags, version, known);
   } catch (error) {
     // Another write came between: the catalogue is read again.
-    if (error instanceof StaleSessionsError) return syncCustomer(db, { ...request, knownSessions: undefined });
+    if (error instanceof StaleSessionsError) return syncCustomer(db, { ...request, version: await loadCatalogueVersion(db, state.customer), knownSessions: undefined });
     if (full || !(error instanceof InvalidImportError)) throw error;
     return syncLists(db, request, true, etags, version, known);
   }

@@ -26,6 +26,7 @@ import {
   makeDue,
   recordFailure,
   recordSuccess,
+  type ClaimedCustomer,
   type NextDue,
   type SyncState,
 } from '../store/sync-repository.js';
@@ -232,21 +233,15 @@ export class SyncFleet {
     }
     if (chosen.length === 0) return;
     const claim = { owner: this.leases.owner, now, leaseUntil: this.leases.until(now), due: this.once ? 'now' : 'when due' } as const;
-    let claims: { upstream: Upstream; claimed: SyncState | undefined; found: SyncState | undefined }[];
+    const claims: { upstream: Upstream; claimed: ClaimedCustomer | undefined; found: SyncState | undefined }[] = [];
     try {
-      claims = await this.db.transaction(async (tx) => {
-        const results = [];
-        for (const upstream of chosen) {
-          const claimed = await claimCustomer(tx, upstream.customer, claim);
-          const found = claimed ?? (await loadSyncState(tx, upstream.customer));
-          // Forgotten by a process that lists other upstreams: listed again, due at once.
-          if (found === undefined) await enrolCustomers(tx, [upstream], null, now);
-          results.push({ upstream, claimed, found });
-        }
-        return results;
-      });
+      for (const upstream of chosen) {
+        const claimed = await claimCustomer(this.db, upstream.customer, claim);
+        claims.push({ upstream, claimed, found: claimed?.state ?? (await this.db.transaction((tx) => this.notTaken(tx, upstream, now))) });
+      }
     } catch (error) {
       this.events.onDatabaseError?.(error);
+      // Those taken before the failure are this process's to take again.
       for (const { customer } of chosen) this.due.set(customer, now + DATABASE_RETRY_MS);
       return;
     }
@@ -258,10 +253,17 @@ export class SyncFleet {
     }
   }
 
-  private start(upstream: Upstream, state: SyncState): void {
+  /** The state of a customer that could not be taken; undefined for one forgotten by a process that lists other upstreams, listed again, due at once. */
+  private async notTaken(tx: SqlClient, upstream: Upstream, now: number): Promise<SyncState | undefined> {
+    const found = await loadSyncState(tx, upstream.customer);
+    if (found === undefined) await enrolCustomers(tx, [upstream], null, now);
+    return found;
+  }
+
+  private start(upstream: Upstream, claimed: ClaimedCustomer): void {
     const host = this.hostOf(upstream);
     this.hosts.set(host, (this.hosts.get(host) ?? 0) + 1);
-    const done = this.sync(upstream, state)
+    const done = this.sync(upstream, claimed)
       .then(() => this.dueAgainIfChanged(upstream.customer))
       .finally(() => {
         this.hosts.set(host, (this.hosts.get(host) ?? 1) - 1);
@@ -292,7 +294,7 @@ export class SyncFleet {
     return { dueAt: Math.min(nextSlot(customer, started, sessionsEveryMs), catalogueDueAt), catalogueDueAt };
   }
 
-  private async sync(upstream: Upstream, state: SyncState): Promise<void> {
+  private async sync(upstream: Upstream, { state, catalogueVersion }: ClaimedCustomer): Promise<void> {
     const { customer } = upstream;
     const started = Date.now();
     const full = this.once || state.catalogueDueAt <= started;
@@ -301,6 +303,7 @@ export class SyncFleet {
         upstream,
         full,
         state,
+        version: catalogueVersion,
         knownSessions: this.knownSessions.get(customer),
         limits: this.settings.limits,
         signal: this.stopping.signal,

@@ -138,21 +138,27 @@ export interface Claim {
   readonly due: 'when due' | 'now';
 }
 
+/** A customer taken for a sync: its state, and its catalogue's version as the sync starts. */
+export interface ClaimedCustomer {
+  readonly state: SyncState;
+  readonly catalogueVersion: number;
+}
+
 /**
  * Takes the customer for `claim.owner` until `claim.leaseUntil`, if no other process holds it
- * and it is due: its state, as the sync starts, or undefined when it was not taken. One statement,
- * so two processes asking at once cannot both take it.
+ * and it is due: its state as the sync starts, with its catalogue's version, or undefined when it
+ * was not taken. One statement, so two processes asking at once cannot both take it.
  */
-export async function claimCustomer(tx: SqlClient, customer: string, claim: Claim): Promise<SyncState | undefined> {
+export async function claimCustomer(db: SqlClient, customer: string, claim: Claim): Promise<ClaimedCustomer | undefined> {
   const now = stamp(claim.now);
   const free = leaseFree(claim.now, claim.owner);
-  const [row] = await tx.query<SyncStateRow>(
+  const [row] = await db.writeAlone<SyncStateRow & { version_now: number | null }>(
     `UPDATE sync_state SET lease_owner = ?, lease_until = ?, attempted_at = ?
      WHERE customer = ? AND ${free.sql} AND (due_at <= ? OR ? = 1)
-     RETURNING ${COLUMNS}`,
-    [claim.owner, stamp(claim.leaseUntil), now, customer, ...free.params, now, claim.due === 'now' ? 1 : 0],
+     RETURNING ${COLUMNS}, (SELECT version FROM catalogue WHERE customer = ?) AS version_now`,
+    [claim.owner, stamp(claim.leaseUntil), now, customer, ...free.params, now, claim.due === 'now' ? 1 : 0, customer],
   );
-  return row && stateFromRow(row);
+  return row && { state: stateFromRow(row), catalogueVersion: row.version_now ?? 0 };
 }
 
 /** When the customer's lists are next due, as a sync ends. */
