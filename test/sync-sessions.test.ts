@@ -48,11 +48,11 @@ class SessionLists {
   }
 }
 
-/** A sync of the sessions every second into a fresh database, from a demo upstream whose session lists are `lists`; once it has synced. */
-async function startMirror(lists: SessionLists) {
+/** A sync of the sessions every second into `local` (a fresh database by default), from a demo upstream whose session lists are `lists`; once it has synced. */
+async function startMirror(lists: SessionLists, local?: string) {
   const upstream = await demoUpstream(await freshDatabase(), [CUSTOMER]);
   const server = await upstreamServer(upstream.url, lists.intercept);
-  const local = await freshDatabase();
+  local ??= await freshDatabase();
   const file = await upstreamsFile([[CUSTOMER, server.url, upstream.tokens[CUSTOMER] ?? '-']]);
   const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--retry-delay', '200']);
   const log = (): string => sync.lines.join('\n');
@@ -126,6 +126,24 @@ describe('a sync that finds some sessions changed', () => {
     lists.sessions = SessionLists.changed(valid, 1011, { SeatsHeld: 1 });
     await waitFor(() => synced() > before, 30_000, log);
     assert.deepEqual(await exported(), lists.mirrored());
+    assert.equal(await sync.stop(), 0);
+  });
+
+  test('a film the first sync removed is one no session may name after it', { timeout: 120_000 }, async () => {
+    const local = await freshDatabase();
+    const [film] = JSON.parse(await readFile(join(DEMO, 'films.json'), 'utf8')) as Json[];
+    const localFilm = join(await tempDir(), 'film.json');
+    await writeFile(localFilm, JSON.stringify({ ...film, Id: 'LOCAL-ONLY', Title: 'Local only' }));
+    const imported = await runCli(['import', '--database', local, '--customer', CUSTOMER, localFilm]);
+    assert.equal(imported.status, 0, imported.stderr);
+    const lists = new SessionLists();
+    // The first sync reads every list, and the upstream's films replace the one imported here.
+    const { sync, log, exported } = await startMirror(lists, local);
+    const stored = await exported();
+
+    lists.sessions = [...lists.sessions, { ...lists.sessions[0], Id: 9003, FilmId: 'LOCAL-ONLY' }];
+    await waitFor(() => /record \d+ \(id "9003"\): FilmId: must name a film of the catalogue/.test(log()), 30_000, log);
+    assert.deepEqual(await exported(), stored);
     assert.equal(await sync.stop(), 0);
   });
 

@@ -12,8 +12,10 @@ import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { syntheticFilmId, writeSyntheticCatalogue } from '../scripts/generate-catalogue.js';
+import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { atEnd, DEMO, exportCatalogue, freshDatabase, MARQUEE, ROOT, runCli, tempDir, waitFor, writerLockHeld, type CliResult } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
 
@@ -127,6 +129,28 @@ describe('writers on one database', () => {
     assert.match(stdout, /films 0 added, 10 changed/);
     assert.equal(stderr.match(new RegExp(WAITING.source, 'gm'))?.length, 1, stderr);
     assert.match(String(await titleOf(database, syntheticFilmId(0))), /\(edition 2\)$/);
+  });
+
+  test('the writes of one process take turns there, in the order asked, and none finds the database held by another', { timeout: TIMEOUT_MS }, async () => {
+    let waits = 0;
+    const db = await openDatabase(parseDatabaseSpec(await freshDatabase()), { lockWait: { timeoutMs: TIMEOUT_MS, onWait: () => waits++ } });
+    try {
+      const committed: number[] = [];
+      // Each holds the database over a pause, as a sync's write does over its round trips: many at once, as a sync process makes them.
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          db.transaction(async (tx) => {
+            await tx.execute('UPDATE catalogue SET changed_at = changed_at');
+            await sleep(20);
+            committed.push(index);
+          }),
+        ),
+      );
+      assert.deepEqual(committed, Array.from({ length: 20 }, (_, index) => index));
+      assert.equal(waits, 0, 'a write of this process waited for the database');
+    } finally {
+      await db.close();
+    }
   });
 
   test('token revoke during an import waits for it and succeeds; token list answers at once', { timeout: TIMEOUT_MS }, async () => {
