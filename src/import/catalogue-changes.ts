@@ -88,12 +88,12 @@ const DIGEST_LENGTH = 27;
 
 /**
  * The digests of a customer's stored sessions at one catalogue version, as the import that left
- * them there computed them, and what they may name at that version. A sync
- * replaces a cinema's sessions every minute or so: with these it compares the incoming sessions
- * without reading and digesting every stored one again (a fifth of its work for 300 sessions),
- * and checks what they name without reading the rest of the catalogue. Packed, since a sync
- * process keeps them for every cinema it mirrors: a cinema's 300 sessions take about 10 KB, what
- * they may name about 6 KB for 400 films.
+ * them there computed them, and what they may name at that version. A sync replaces a cinema's
+ * sessions every minute or so: with these it compares the incoming sessions without reading and
+ * digesting every stored one again (a fifth of its work for 300 sessions), and checks what they
+ * name without reading the rest of the catalogue. Packed, since a sync process keeps them for
+ * every cinema it mirrors: a cinema's 300 sessions take about 10 KB, what they may name about 6 KB
+ * for 400 films.
  */
 export class StoredSessions {
   private constructor(

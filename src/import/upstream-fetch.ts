@@ -244,13 +244,13 @@ class Deadline {
 export async function fetchList(request: ListRequest): Promise<ListAnswer> {
   const deadline = new Deadline(request.signal, request.timeoutMs);
   try {
-    return await fetchBefore(deadline, request);
+    return await fetchWithin(deadline, request);
   } finally {
     deadline.end();
   }
 }
 
-async function fetchBefore(deadline: Deadline, request: ListRequest): Promise<ListAnswer> {
+async function fetchWithin(deadline: Deadline, request: ListRequest): Promise<ListAnswer> {
   const { url, budget } = request;
   const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING };
   if (request.token !== undefined) headers['veeziaccesstoken'] = request.token;

@@ -8,9 +8,10 @@ export type SqlValue = string | number | null | Uint8Array;
 export interface TransactionOptions {
   readonly readOnly?: boolean;
   /**
-   * Fail at once with DatabaseBusyError, instead of waiting, when another writer holds the lock
-   * or, on a connection that holds one transaction at a time, when a transaction is open on it:
-   * for background writes that must never stall a server.
+   * Fail at once with DatabaseBusyError, instead of waiting, when another writer holds the lock,
+   * when another write of this process is under way or waiting, or, on a connection that holds one
+   * transaction at a time, when a transaction is open on it: for background writes that must never
+   * stall a server.
    */
   readonly failIfBusy?: boolean;
 }
