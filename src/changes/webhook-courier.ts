@@ -19,6 +19,7 @@ import { LeaseKeeper } from '../store/leases.js';
 import type { SqlClient, Subscription } from '../store/sql-client.js';
 import { findDueEndpoints, pruneChanges, recordTry, skipTo, takeEndpoints, type TakenEndpoint } from '../store/webhook-repository.js';
 import type { AddressRule } from '../outbound/address-rule.js';
+import { Deadline } from '../outbound/deadline.js';
 import { sendOutbound } from '../outbound/outbound-request.js';
 import type { CacheTags } from './cache-tags.js';
 import { catalogueEvent, eventId } from './catalogue-event.js';
@@ -185,8 +186,7 @@ export class WebhookCourier implements WebhookMonitor {
     const body = JSON.stringify(catalogueEvent(endpoint.customer, committed, this.settings.tags));
     const timestamp = Math.floor(Date.now() / 1000);
     const timeoutMs = this.settings.requestTimeoutMs ?? 15_000;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([deadline, this.stopping.signal]);
+    const deadline = new Deadline(timeoutMs, this.stopping.signal);
     let answer: IncomingMessage | undefined;
     let failure: string | undefined;
     try {
@@ -200,11 +200,13 @@ export class WebhookCourier implements WebhookMonitor {
           'webhook-signature': signWebhook(endpoint.secret, id, timestamp, body),
         },
         body,
-        signal,
+        signal: deadline.signal,
       });
       await this.letGo(answer);
     } catch (error) {
-      failure = deadline.aborted ? `no answer within ${timeoutMs / 1000} s` : describe(error);
+      failure = deadline.passed ? `no answer within ${timeoutMs / 1000} s` : describe(error);
+    } finally {
+      deadline.end();
     }
     // Stopping: nothing is recorded, and the change is sent again by the next process to take the endpoint.
     if (this.stopping.signal.aborted) return;

@@ -9,6 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { AddressRule } from '../outbound/address-rule.js';
 import { RefusedAddressError } from '../outbound/address-rule.js';
+import { Deadline } from '../outbound/deadline.js';
 import { sendOutbound } from '../outbound/outbound-request.js';
 
 /** A source that cannot be read: 404 when its host says it has no such picture, else 502. */
@@ -58,14 +59,16 @@ export async function readSource(url: URL, limits: SourceLimits): Promise<Buffer
       return readFile(file);
     }
   }
-  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const deadline = new Deadline(limits.timeoutMs);
   try {
-    return await readOverHttp(url, limits, signal);
+    return await readOverHttp(url, limits, deadline.signal);
   } catch (error) {
     if (error instanceof UnreadableSourceError) throw error;
     if (error instanceof RefusedAddressError) throw new UnreadableSourceError(error.message);
-    if (signal.aborted) throw new UnreadableSourceError(`${url.href} was not read within --image-timeout (${limits.timeoutMs} ms)`);
+    if (deadline.passed) throw new UnreadableSourceError(`${url.href} was not read within --image-timeout (${limits.timeoutMs} ms)`);
     throw new UnreadableSourceError(`${url.href} could not be read: ${(error as Error).message}`);
+  } finally {
+    deadline.end();
   }
 }
 

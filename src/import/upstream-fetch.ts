@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ByteSize } from '../config.js';
+import { Deadline } from '../outbound/deadline.js';
 import type { InputBytes } from './import-files.js';
 
 /** The upstream could not be read, or answered what cannot be mirrored; the local catalogue is as it was. */
@@ -206,43 +207,9 @@ function retryAfterMs(header: string | undefined): number | undefined {
   return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
 }
 
-/**
- * What stops one list's read: the process stopping, or its deadline passing. Ended once the list
- * is read, so that nothing is left behind: AbortSignal.timeout's timer fires at every deadline,
- * long after the read, each time making an error that nobody reads, and a sync reads two lists a
- * second of each of a thousand cinemas.
- */
-class Deadline {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private readonly stop = (): void => this.controller.abort();
-  passed = false;
-
-  constructor(
-    private readonly stopping: AbortSignal,
-    timeoutMs: number,
-  ) {
-    this.timer = setTimeout(() => {
-      this.passed = true;
-      this.stop();
-    }, timeoutMs);
-    if (stopping.aborted) this.stop();
-    else stopping.addEventListener('abort', this.stop, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  end(): void {
-    clearTimeout(this.timer);
-    this.stopping.removeEventListener('abort', this.stop);
-  }
-}
-
 /** Reads one list, conditionally when an ETag is given. */
 export async function fetchList(request: ListRequest): Promise<ListAnswer> {
-  const deadline = new Deadline(request.signal, request.timeoutMs);
+  const deadline = new Deadline(request.timeoutMs, request.signal);
   try {
     return await fetchWithin(deadline, request);
   } finally {
