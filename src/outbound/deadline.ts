@@ -2,7 +2,7 @@
  * What stops one outbound request and the reading of its answer: its deadline passing, or the
  * process stopping. Ended once the answer is read, so that nothing is left behind:
  * AbortSignal.timeout's timer fires at every deadline, long after the request, each time making
- * an error that nobody reads, and a sync reads two lists a second of each of a thousand cinemas.
+ * an error that nobody reads: a sync of a thousand cinemas reads two lists a minute of each.
  */
 export class Deadline {
   private readonly controller = new AbortController();
