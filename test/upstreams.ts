@@ -6,12 +6,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { atEnd, DEMO, DEMO_FILES, exportCatalogue, MARQUEE, ROOT, runCli, serve, tempDir, type ServerProcess } from './helpers.js';
+import { issueTokens as issueTokensTo } from '../src/access/manage-tokens.js';
+import { importFiles } from '../src/import/import-files.js';
+import { atEnd, DEMO, DEMO_FILES, exportCatalogue, MARQUEE, ROOT, runCli, serve, tempDir, withDatabase, type ServerProcess } from './helpers.js';
 
 export type Json = Record<string, unknown>;
 
@@ -130,22 +132,20 @@ export interface DemoUpstream {
   readonly tokens: Readonly<Record<string, string>>;
 }
 
-/** Issues a token for each customer through the command line; returns them by customer. */
+/**
+ * Issues a token for each customer; returns them by customer. The upstream's setup is done in
+ * this process, as `marquee token create` and `marquee import` would do it: the sync is under test.
+ */
 export async function issueTokens(database: string, customers: readonly string[]): Promise<Record<string, string>> {
-  const issued = await runCli(['token', 'create', '--database', database, '--customers-from', '-'], {}, `${customers.join('\n')}\n`);
-  assert.equal(issued.status, 0, issued.stderr);
-  return Object.fromEntries(issued.stdout.trim().split('\n').map((line) => line.split('\t') as [string, string]));
+  const issued = await withDatabase(database, (db) => issueTokensTo(db, { customers, label: null }));
+  return Object.fromEntries(issued.map(({ token, info }) => [info.customer, token]));
 }
 
 /** A Marquee serving the demo cinema to each of `customers`, each through a token of its own. */
 export async function demoUpstream(database: string, customers: readonly string[]): Promise<DemoUpstream> {
-  const tree = await tempDir();
-  for (const customer of customers) {
-    await mkdir(join(tree, customer));
-    for (const file of DEMO_FILES) await copyFile(file, join(tree, customer, file.slice(DEMO.length + 1)));
-  }
-  const imported = await runCli(['import', '--database', database, '--customers-from', tree]);
-  assert.equal(imported.status, 0, imported.stderr);
+  await withDatabase(database, async (db) => {
+    for (const customer of customers) await importFiles(db, { customer, files: DEMO_FILES, replace: false });
+  });
   const tokens = await issueTokens(database, customers);
   const server = await serve(['--database', database]);
   return { server, url: server.url, database, tokens };
@@ -158,13 +158,13 @@ export async function upstreamsFile(lines: readonly (readonly [string, string, s
   return path;
 }
 
-/** Changes the first demo session of `customer` upstream through the command line: its seats available become `seats`. */
+/** Changes the first demo session of `customer` upstream, as an import would: its seats available become `seats`. */
 export async function changeSeats(database: string, customer: string, seats: number): Promise<void> {
   const [session] = JSON.parse(await readFile(join(DEMO, 'sessions.json'), 'utf8')) as Json[];
   const file = join(await tempDir(), 'seats.json');
   await writeFile(file, JSON.stringify({ ...session, SeatsAvailable: seats }));
-  const result = await runCli(['import', '--database', database, '--customer', customer, file]);
-  assert.equal(result.status, 0, result.stderr);
+  const result = await withDatabase(database, (db) => importFiles(db, { customer, files: [file], replace: false }));
+  assert.ok(result.written, `the seats of '${customer}' were not changed`);
 }
 
 export interface SyncProcess {
