@@ -16,6 +16,7 @@ import { XmlWriter } from '../src/formats/xml-writer.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SESSION_SHAPE, SITE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import type { RatePolicy } from '../src/access/rate-limiter.js';
 import type { FastifyInstance } from 'fastify';
+import { withDatabase as withCommandDatabase } from '../src/cli/command.js';
 import { buildApp } from '../src/http/app.js';
 import { Images, type ImageSettings } from '../src/images/images.js';
 import { exportFiles } from '../src/import/export-files.js';
@@ -23,7 +24,7 @@ import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DatabaseBusyError, type SqlClient } from '../src/store/sql-client.js';
+import { DatabaseBusyError, DEFAULT_LOCK_TIMEOUT_MS, type SqlClient } from '../src/store/sql-client.js';
 import { inXmlOrder } from './wire-properties.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -151,14 +152,9 @@ export async function startTestApp(
   return { app, db, live, tokens, database };
 }
 
-/** Opens `database` for `work`, and closes it after. */
-export async function withDatabase<T>(database: string, work: (db: SqlClient) => Promise<T>): Promise<T> {
-  const db = await openDatabase(parseDatabaseSpec(database));
-  try {
-    return await work(db);
-  } finally {
-    await db.close();
-  }
+/** Runs `work` on `database` as a command does, waiting for another writer as long as one would, and closes it. */
+export function withDatabase<T>(database: string, work: (db: SqlClient) => Promise<T>): Promise<T> {
+  return withCommandDatabase({ database: parseDatabaseSpec(database), lockTimeout: DEFAULT_LOCK_TIMEOUT_MS }, work);
 }
 
 /**

@@ -161,9 +161,8 @@ export async function upstreamsFile(lines: readonly (readonly [string, string, s
 /** Changes the first demo session of `customer` upstream, as an import would: its seats available become `seats`. */
 export async function changeSeats(database: string, customer: string, seats: number): Promise<void> {
   const [session] = JSON.parse(await readFile(join(DEMO, 'sessions.json'), 'utf8')) as Json[];
-  const file = join(await tempDir(), 'seats.json');
-  await writeFile(file, JSON.stringify({ ...session, SeatsAvailable: seats }));
-  const result = await withDatabase(database, (db) => importFiles(db, { customer, files: [file], replace: false }));
+  const changed = { bytes: Buffer.from(JSON.stringify([{ ...session, SeatsAvailable: seats }])), name: 'seats.json', kind: 'session' } as const;
+  const result = await withDatabase(database, (db) => importFiles(db, { customer, files: [changed], replace: false }));
   assert.ok(result.written, `the seats of '${customer}' were not changed`);
 }
 
