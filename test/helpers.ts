@@ -16,6 +16,7 @@ import { XmlWriter } from '../src/formats/xml-writer.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SESSION_SHAPE, SITE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import type { RatePolicy } from '../src/access/rate-limiter.js';
 import type { FastifyInstance } from 'fastify';
+import { DEFAULT_CUSTOMER } from '../src/catalogue/model.js';
 import { withDatabase as withCommandDatabase } from '../src/cli/command.js';
 import { buildApp } from '../src/http/app.js';
 import { Images, type ImageSettings } from '../src/images/images.js';
@@ -78,17 +79,13 @@ export interface FreshDatabaseOptions {
 }
 
 /** Whether some process holds the database's write lock: a write that must not wait finds out. */
-export async function writerLockHeld(database: string): Promise<boolean> {
-  const db = await openDatabase(parseDatabaseSpec(database));
-  try {
-    await db.transaction(async () => {}, { failIfBusy: true });
-    return false;
-  } catch (error) {
-    if (error instanceof DatabaseBusyError) return true;
-    throw error;
-  } finally {
-    await db.close();
-  }
+export function writerLockHeld(database: string): Promise<boolean> {
+  return withDatabase(database, (db) =>
+    db.transaction(async () => false, { failIfBusy: true }).catch((error: unknown) => {
+      if (error instanceof DatabaseBusyError) return true;
+      throw error;
+    }),
+  );
 }
 
 /** A database string for a fresh, empty database of the kind under test, dropped when the test file ends. */
@@ -135,7 +132,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const database = await freshDatabase();
   const db = await openDatabase(parseDatabaseSpec(database));
-  if (files.length > 0) await importFiles(db, { customer: 'default', files, replace: true });
+  if (files.length > 0) await importFiles(db, { customer: DEFAULT_CUSTOMER, files, replace: true });
   const { cacheMemoryBytes = 2 ** 30, images: imageSettings, ...appOptions } = options;
   const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: cacheMemoryBytes });
   await live.refresh();
@@ -164,7 +161,7 @@ export function withDatabase<T>(database: string, work: (db: SqlClient) => Promi
  */
 export async function demoDatabase(): Promise<string> {
   const database = await freshDatabase();
-  await withDatabase(database, (db) => importFiles(db, { customer: 'default', files: DEMO_FILES, replace: false }));
+  await withDatabase(database, (db) => importFiles(db, { customer: DEFAULT_CUSTOMER, files: DEMO_FILES, replace: false }));
   return database;
 }
 
@@ -172,7 +169,7 @@ export async function demoDatabase(): Promise<string> {
  * The catalogue as `marquee export` writes it, the API's own answers, by file name (`films`,
  * `site`, …): written by its export in this process, as `demoDatabase` imports.
  */
-export async function exportCatalogue(database: string, format: 'json' | 'xml' = 'json', customer = 'default'): Promise<Record<string, string> & { films: string }> {
+export async function exportCatalogue(database: string, format: 'json' | 'xml' = 'json', customer = DEFAULT_CUSTOMER): Promise<Record<string, string> & { films: string }> {
   const out = join(await tempDir(), 'export');
   await withDatabase(database, (db) => exportFiles(db, new XmlWriter(), { customer, directory: out, format }));
   const files: Record<string, string> = {};

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { issueTokens as issueTokensTo } from '../src/access/manage-tokens.js';
+import { DEFAULT_CUSTOMER } from '../src/catalogue/model.js';
 import { importFiles } from '../src/import/import-files.js';
 import { atEnd, DEMO, DEMO_FILES, exportCatalogue, MARQUEE, ROOT, runCli, serve, tempDir, withDatabase, type ServerProcess } from './helpers.js';
 
@@ -208,7 +209,7 @@ export async function syncStatus(database: string): Promise<{ status: number; cu
  * What a sync mirrors of a customer's catalogue: its export, less the Url of sessions, which a sync
  * takes from the upstream's web sessions, and so only for sessions on sale.
  */
-export async function mirrored(database: string, customer = 'default'): Promise<Json> {
+export async function mirrored(database: string, customer = DEFAULT_CUSTOMER): Promise<Json> {
   const { sessions = '[]', ...rest } = await exportCatalogue(database, 'json', customer);
   return { ...rest, sessions: (JSON.parse(sessions) as Json[]).map(({ Url: _url, ...session }) => session) };
 }
