@@ -59,6 +59,17 @@ test('nesting past 32 levels stops the reader', async () => {
   await assert.rejects(read(`<Film>\n${'<a>'.repeat(40)}`), /in: record 1, line 2: elements nested deeper than 32 levels/);
 });
 
+test('a __proto__ member is not kept, and lends the record nothing', async () => {
+  for (const chunkSize of [7, 1_000_000]) {
+    const [record] = await read('[{"Id":1,"Seating":"Allocated","__proto__":{"Url":"x","Seating":"Open"}}]', 'session', chunkSize);
+    assert.equal(record?.kind, 'session');
+    assert.equal(Object.getPrototypeOf(record.raw), Object.prototype);
+    assert.equal(record.raw['Url'], undefined);
+    assert.equal(record.raw['Seating'], 'Allocated');
+    assert.equal('__proto__' in record.raw && Object.hasOwn(record.raw, '__proto__'), false);
+  }
+});
+
 test('a value past 1,048,576 characters stops the reader, in one piece or across chunks', async () => {
   const long = 'x'.repeat(1_048_577);
   await assert.rejects(read(`[{"Synopsis":"${long}"}]`, undefined, 65_536), /in: record 1: a value longer than 1,048,576 characters/);

@@ -239,7 +239,9 @@ async function* readJsonRecords(input: AsyncIterable<Buffer>, file: string, expe
     } else {
       hold(1);
       if ('items' in parent) parent.items.push(value);
-      else parent.members[parent.key] = value;
+      // A `__proto__` member is not kept: assigned, it would set the object's prototype, and the
+      // object would seem to hold the members of its value.
+      else if (parent.key !== '__proto__') parent.members[parent.key] = value;
     }
   };
 
