@@ -17,6 +17,8 @@ class SessionLists {
   webSessions: Json[] = demoSessions.slice(0, 60);
   /** Answered for the sessions in their place when set: a list JSON.stringify would not write. */
   sessionsText: string | undefined;
+  /** How the record of an id is written in each list, where the upstream writes it otherwise than JSON.stringify. */
+  readonly rewrites = { sessions: new Map<number, (record: string) => string>(), webSessions: new Map<number, (record: string) => string>() };
   /** Run once before the session list is next answered, and then let go. */
   beforeSessions: (() => Promise<void>) | undefined;
 
@@ -29,7 +31,7 @@ class SessionLists {
     }
     const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : undefined;
     if (list === undefined) return false;
-    const body = list === this.sessions && this.sessionsText !== undefined ? this.sessionsText : JSON.stringify(list);
+    const body = (list === this.sessions ? this.sessionsText : undefined) ?? SessionLists.written(list, this.rewrites[list === this.sessions ? 'sessions' : 'webSessions']);
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     if (request.headers['if-none-match'] === etag) response.writeHead(304, { etag }).end();
     else response.writeHead(200, { 'content-type': 'application/json', etag }).end(body);
@@ -45,6 +47,11 @@ class SessionLists {
   /** The list with the session of `id` changed as `change` says. */
   static changed(list: readonly Json[], id: number, change: Json): Json[] {
     return list.map((session) => (session['Id'] === id ? { ...session, ...change } : session));
+  }
+
+  /** The list as JSON, the record of each id in `rewrites` written as its function rewrites it. */
+  private static written(list: readonly Json[], rewrites: ReadonlyMap<number, (record: string) => string>): string {
+    return rewrites.size === 0 ? JSON.stringify(list) : `[${list.map((session) => (rewrites.get(session['Id'] as number) ?? String)(JSON.stringify(session))).join(',')}]`;
   }
 }
 
@@ -63,7 +70,15 @@ async function startMirror(lists: SessionLists, local?: string) {
     return byId(JSON.parse(sessions) as Json[]);
   };
   await waitFor(() => synced() === 1, 60_000, log);
-  return { upstream, local, sync, log, synced, exported };
+  /** The sessions a sync that reads the lists whole mirrors of them now, into a database of its own. */
+  const readWhole = async (): Promise<Json[]> => {
+    const whole = await freshDatabase();
+    const synced = await runCli(['sync', '--database', whole, '--from', server.url, '--token', upstream.tokens[CUSTOMER] ?? '-', '--customer', CUSTOMER]);
+    assert.equal(synced.status, 0, synced.stderr);
+    const { sessions = '[]' } = await exportCatalogue(whole, 'json', CUSTOMER);
+    return byId(JSON.parse(sessions) as Json[]);
+  };
+  return { upstream, local, sync, log, synced, exported, readWhole };
 }
 
 describe('a sync that finds some sessions changed', () => {
@@ -126,6 +141,45 @@ describe('a sync that finds some sessions changed', () => {
     lists.sessions = SessionLists.changed(valid, 1011, { SeatsHeld: 1 });
     await waitFor(() => synced() > before, 30_000, log);
     assert.deepEqual(await exported(), lists.mirrored());
+    assert.equal(await sync.stop(), 0);
+  });
+
+  test('mirrors what a whole read of the lists gives however they are written: names escaped, an Id twice, a web session read as none', { timeout: 120_000 }, async () => {
+    const lists = new SessionLists();
+    const { sync, log, synced, exported, readWhole } = await startMirror(lists);
+    /** Each step changes the seats of a session of its own besides, so that the sync writes something and says so. */
+    const steps: [string, (seats: (id: number) => void) => void][] = [
+      ['two sessions each written with the Id of the other, then their own escaped', (seats) => {
+        seats(1012);
+        lists.rewrites.sessions.set(1010, (record) => record.replace('"Id":1010,', '"Id":1011,"I\\u0064":1010,'));
+        lists.rewrites.sessions.set(1011, (record) => record.replace('"Id":1011,', '"Id":1010,"I\\u0064":1011,'));
+      }],
+      ['the Url of one of them', () => (lists.webSessions = SessionLists.changed(lists.webSessions, 1010, { Url: 'https://elsewhere.example/1010' }))],
+      ["a web session with a film's member, which the import does not read as a session", (seats) => {
+        seats(1013);
+        lists.webSessions = SessionLists.changed(lists.webSessions, 1007, { Rating: 'PG' });
+      }],
+      ['a Url whose name is escaped, changed', (seats) => {
+        seats(1014);
+        lists.webSessions = SessionLists.changed(lists.webSessions, 1008, { Url: 'https://elsewhere.example/1008' });
+        lists.rewrites.webSessions.set(1008, (record) => record.replace('"Url":', '"Ur\\u006c":'));
+      }],
+      ['a Url moved into a __proto__ member', (seats) => {
+        seats(1015);
+        lists.rewrites.webSessions.set(1009, (record) => record.replace(/"Url":("[^"]*")/, '"__proto__":{"Url":$1}'));
+      }],
+    ];
+    const seats = (id: number): void => {
+      lists.sessions = SessionLists.changed(lists.sessions, id, { SeatsAvailable: 7 });
+      lists.webSessions = SessionLists.changed(lists.webSessions, id, { SeatsAvailable: 7 });
+    };
+    for (const [name, step] of steps) {
+      const before = synced();
+      // Made as the session list is next asked for: a sync reads both lists of one edition.
+      lists.beforeSessions = async () => step(seats);
+      await waitFor(() => synced() > before, 30_000, log);
+      assert.deepEqual(await exported(), await readWhole(), name);
+    }
     assert.equal(await sync.stop(), 0);
   });
 

@@ -24,7 +24,7 @@ test('objects of an array are found whatever their strings hold, and anything el
     assert.deepEqual(found?.starts.map((start, index) => JSON.parse(list.subarray(start, found.ends[index]).toString()) as unknown), sessions);
     assert.deepEqual(found.ids, [1, 2, 3, 4]);
   }
-  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [], ids: [], urlStarts: [], urlEnds: [] });
+  assert.deepEqual(objectsOfArray(Buffer.from(' [ ] \n')), { starts: [], ends: [], ids: [] });
   for (const text of ['{"Id":1}', '[1,2]', '[{"Id":1},]', '[{"Id":1} {"Id":2}]', '[{"Id":1}] x', '[{"Id":"1}]', '\uFEFF[]', '[{"Id":1}', '[{"Id":1]]', '[[{"Id":1}]]', '["Id",{"Id":1}]', '[{"Id":1}]]']) {
     assert.equal(objectsOfArray(Buffer.from(text)), undefined, text);
   }
@@ -67,11 +67,9 @@ test('random arrays of objects are found as JSON reads them, and no part of one 
     assert.ok(found !== undefined, written);
     assert.deepEqual(found.starts.map((start, index) => JSON.parse(bytes.subarray(start, found.ends[index]).toString()) as unknown), objects, written);
     objects.forEach((record, index) => {
-      const url = record['Url'];
-      const plainUrl = url === undefined || url === null || typeof url !== 'object';
-      assert.equal(found.ids[index], Number.isSafeInteger(record['Id']) && plainUrl ? record['Id'] : NaN, written);
-      const urlWritten = found.urlStarts[index] === -1 ? undefined : bytes.subarray(found.urlStarts[index], found.urlEnds[index]).toString();
-      if (plainUrl) assert.deepEqual(urlWritten === undefined ? undefined : (JSON.parse(urlWritten) as unknown), url, written);
+      // A name JSON.stringify writes with an escape may be one the walk cannot read.
+      const escapedName = Object.keys(record).some((name) => JSON.stringify(name) !== `"${name}"`);
+      assert.equal(found.ids[index], Number.isSafeInteger(record['Id']) && !escapedName ? record['Id'] : NaN, written);
     });
     // Cut anywhere before its closing bracket, it is no array.
     for (let end = 0; end <= bytes.lastIndexOf(']'); end++) assert.equal(objectsOfArray(bytes.subarray(0, end)), undefined, written.slice(0, end));
@@ -94,29 +92,13 @@ test("each object's Id is the whole number its own member says, written plainly"
     ['{"Id":9007199254740993}', NaN],
     ['{"I\\u0064":1}', NaN],
     ['{"Id":1,"Id":2}', NaN],
+    ['{"Id":7,"I\\u0064":8}', NaN],
+    ['{"Id":7,"Ur\\u006c":"a"}', NaN],
+    ['{"Id":7,"Title":"I\\u0064 \\"Id\\":8"}', 7],
     ['{"Url":"Id","Id":2}', 2],
-    ['{"Id":1,"Url":"a","Url":"b"}', NaN],
-    ['{"Id":1,"Url":{"Href":"a"}}', NaN],
-    ['{"Id":1,"Url":["a"]}', NaN],
+    ['{"Id":1,"Url":{"Href":"a"}}', 1],
   ];
   for (const [object, id] of cases) assert.equal(idOf(object), id, object);
-});
-
-test("each object's Url is found as written, whatever its value holds", { timeout: 5000 }, () => {
-  const urlOf = (object: string): string | undefined => {
-    const list = Buffer.from(`[${object}]`);
-    const found = objectsOfArray(list);
-    const [start = -1, end = -1] = [found?.urlStarts[0], found?.urlEnds[0]];
-    return start === -1 ? undefined : list.subarray(start, end).toString();
-  };
-  const cases: [string, string | undefined][] = [
-    ['{"Id":1,"Url":"https://t.example/1?a=\\"b\\",c"}', '"https://t.example/1?a=\\"b\\",c"'],
-    ['{ "Url" : null , "Id":1}', 'null'],
-    ['{"Id":1,"Url":""}', '""'],
-    ['{"Id":1,"Title":"Url"}', undefined],
-    ['{"Id":1,"Links":{"Url":"a"}}', undefined],
-  ];
-  for (const [object, url] of cases) assert.equal(urlOf(object), url, object);
 });
 
 test('with no lists before, every session is read, from the lists as they came', { timeout: 5000 }, () => {
@@ -133,7 +115,7 @@ test('a session is read again when its record or its web session changed, appear
     ['seats of one', seats, webSeats, [2]],
     ['a Url alone', sessions, webSessions.map((session) => (session['Id'] === 3 ? { ...session, Url: 'https://elsewhere.example/3' } : session)), [3]],
     ['the Url of another session', sessions, webSessions.map((session) => (session['Id'] === 1 ? { ...session, Url: webSessions[1]?.['Url'] } : session)), [1]],
-    ['a web session changed but for its Url', sessions, webSessions.map((session) => (session['Id'] === 1 ? { ...session, Title: 'Elsewhere' } : session)), []],
+    ['a web session changed but for its Url', sessions, webSessions.map((session) => (session['Id'] === 1 ? { ...session, Title: 'Elsewhere' } : session)), [1]],
     ['a Url dropped', sessions, webSessions.map(({ Url: _url, ...session }) => (session['Id'] === 2 ? session : { Url: _url, ...session })), [2]],
     ['a session gone', sessions.slice(1), webSessions.slice(1), []],
     ['a session new', [...sessions, { Id: 5 }], [...webSessions, { Id: 5, Url: 'u' }], [5]],

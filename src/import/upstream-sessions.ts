@@ -1,14 +1,16 @@
 /**
  * A cinema's session and web session lists as its upstream wrote them, record by record: each
- * session known by a digest of its bytes, each web session by a digest of its Url's, the one
- * thing a session takes of it. A sync that finds one session changed in lists of 300 then reads,
- * checks and compares that session alone, and leaves the others as they are stored: a session
- * whose bytes are those of a session of the lists its last sync wrote, and whose web session has
- * the Url it had then, is that session, and was stored as it says.
+ * record known by a digest of its bytes. A sync that finds one session changed in lists of 300
+ * then reads, checks and compares that session alone, with its web session, and leaves the others
+ * as they are stored: a session whose record and web session are byte for byte records of the
+ * lists its last sync wrote is that session, and was stored as it says. A web session is compared
+ * whole, not by its Url alone: whether the import takes its Url depends on the rest of it (a
+ * record it does not read as a session gives none).
  *
  * Anything the records cannot be told apart by (lists that are not arrays of objects, an Id that
- * is not a whole number, an Id twice in a list, a Url twice in a record or not a plain value)
- * sends the sync back to reading the lists whole, where the import says what is wrong.
+ * is not a whole number written plainly, an Id twice in a record or in a list, a member's name
+ * written with an escape, which may read as "Id") sends the sync back to reading the lists whole,
+ * where the import says what is wrong.
  */
 import { hash } from 'node:crypto';
 
@@ -34,9 +36,8 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-/** The names of the members read, as bytes. */
+/** The name of the member read, as bytes. */
 const ID_NAME = [...Buffer.from('Id')];
-const URL_NAME = [...Buffer.from('Url')];
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
@@ -55,6 +56,12 @@ function isName(bytes: Buffer, opening: number, closing: number, name: readonly 
   return true;
 }
 
+/** Whether the string from `opening` to its closing quote at `closing` holds an escape. */
+function holdsEscape(bytes: Buffer, opening: number, closing: number): boolean {
+  for (let at = opening + 1; at < closing; at++) if (bytes[at] === BACKSLASH) return true;
+  return false;
+}
+
 /** Where the quote that closes the string opened at `opening` is; the length of `bytes` when none does. */
 function closingQuote(bytes: Buffer, opening: number): number {
   let at = opening + 1;
@@ -66,29 +73,15 @@ function closingQuote(bytes: Buffer, opening: number): number {
   return Math.min(at, bytes.length);
 }
 
-/** Where the string, `null` or other word that starts at `at` ends; -1 for an object or an array, or a string never closed. */
-function endOfPlainValue(bytes: Buffer, at: number): number {
-  if (bytes[at] === OPEN_BRACE || bytes[at] === OPEN_BRACKET) return -1;
-  if (bytes[at] === QUOTE) {
-    const closing = closingQuote(bytes, at);
-    return closing < bytes.length ? closing + 1 : -1;
-  }
-  while (at < bytes.length && bytes[at] !== COMMA && bytes[at] !== CLOSE_BRACE && !isSpace(bytes[at])) at++;
-  return at;
-}
-
 /** The objects of an array, as `objectsOfArray` finds them. */
 export interface FoundObjects {
   readonly starts: number[];
   readonly ends: number[];
   /**
    * The whole number each one's Id is written as; NaN when it has no Id, or one written
-   * otherwise, or two, or two Urls, or a Url that is an object or an array.
+   * otherwise, or two, or a member whose name is written with an escape.
    */
   readonly ids: number[];
-  /** Where the value of each one's Url starts and ends: -1 when it has none (and nothing to go by when its Id is NaN). */
-  readonly urlStarts: number[];
-  readonly urlEnds: number[];
 }
 
 /** What a byte outside a string is to the walk of `objectsOfArray`: it passes over all but quotes, braces and brackets. */
@@ -104,20 +97,21 @@ BYTE_ROLES[CLOSE_BRACE] = BYTE_ROLES[CLOSE_BRACKET] = CLOSES;
 const MEMBER_DEPTH = 2;
 
 /**
- * Each object of a JSON array of objects: where it starts and ends, its Id and where its Url is.
- * Undefined when the bytes are not such an array, as far as finding the objects tells: what each
- * holds is the import's to judge.
+ * Each object of a JSON array of objects: where it starts and ends, and its Id. Undefined when the
+ * bytes are not such an array, as far as finding the objects tells: what each holds is the
+ * import's to judge.
  *
- * Two passes: a walk of every byte that finds the objects and the strings of their members short
- * enough to be "Id" or "Url", then a look at what lies between the objects and at those strings.
+ * Two passes: a walk of every byte that finds the objects and the strings of their members that
+ * may name the Id (short enough to be "Id", or written with an escape), then a look at what lies
+ * between the objects and at those strings.
  * One loop that did it all took half as long again a byte (2.5 ns rather than 1.6), and walking a
  * cinema's two lists of 300 was about a tenth of what a sync of one changed session cost.
  */
 export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
   const starts: number[] = [];
   const ends: number[] = [];
-  /** The opening quote of each string of an object's own members that may be the name "Id" or "Url". */
-  const shortStrings: number[] = [];
+  /** The opening quote of each string of an object's own members that may be the name "Id": short, or escaped. */
+  const mayNameId: number[] = [];
   const length = bytes.length;
   let depth = 0;
   for (let at = 0; at < length; at++) {
@@ -125,12 +119,16 @@ export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
     if (role === PASSED) continue;
     if (role === OPENS_STRING) {
       const opening = at;
+      let escaped = false;
       // Passed over here rather than by `closingQuote`: most bytes are in strings, and this loop must stay tight.
       for (let byte = bytes[++at]; byte !== QUOTE; byte = bytes[++at]) {
-        if (byte === BACKSLASH) at++;
+        if (byte === BACKSLASH) {
+          at++;
+          escaped = true;
+        }
         if (at >= length) return undefined;
       }
-      if (depth === MEMBER_DEPTH && at - opening <= URL_NAME.length + 1) shortStrings.push(opening);
+      if (depth === MEMBER_DEPTH && (escaped || at - opening <= ID_NAME.length + 1)) mayNameId.push(opening);
     } else if (role === OPENS) {
       if (depth === 1) {
         if (bytes[at] !== OPEN_BRACE) return undefined;
@@ -141,14 +139,14 @@ export function objectsOfArray(bytes: Buffer): FoundObjects | undefined {
     else if (depth === 0) break;
   }
   // An object never closed has no end: the array is not whole.
-  return depth === 0 ? membersOf(bytes, starts, ends, shortStrings) : undefined;
+  return depth === 0 ? membersOf(bytes, starts, ends, mayNameId) : undefined;
 }
 
 /**
  * The objects `objectsOfArray` found, when the array is theirs alone (white space, its brackets
- * and a comma between two), each with its Id and Url read from the strings that may name them.
+ * and a comma between two), each with its Id read from the strings that may name it.
  */
-function membersOf(bytes: Buffer, starts: number[], ends: number[], shortStrings: readonly number[]): FoundObjects | undefined {
+function membersOf(bytes: Buffer, starts: number[], ends: number[], mayNameId: readonly number[]): FoundObjects | undefined {
   let at = pastSpace(bytes, 0);
   if (bytes[at] !== OPEN_BRACKET) return undefined;
   at = pastSpace(bytes, at + 1);
@@ -163,36 +161,22 @@ function membersOf(bytes: Buffer, starts: number[], ends: number[], shortStrings
   if (bytes[at] !== CLOSE_BRACKET || pastSpace(bytes, at + 1) !== bytes.length) return undefined;
 
   const ids: number[] = [];
-  const urlStarts: number[] = [];
-  const urlEnds: number[] = [];
   let next = 0;
   for (const end of ends) {
     let id: number | undefined;
-    let urlStart = -1;
-    let urlEnd = -1;
-    for (; next < shortStrings.length && (shortStrings[next] as number) < end; next++) {
-      const opening = shortStrings[next] as number;
+    for (; next < mayNameId.length && (mayNameId[next] as number) < end; next++) {
+      const opening = mayNameId[next] as number;
       const closing = closingQuote(bytes, opening);
-      // A name is followed by a colon; the text "Id" or "Url" as a value is not.
-      if (isName(bytes, opening, closing, ID_NAME)) {
-        const value = wholeNumberValue(bytes, closing + 1);
-        if (value !== undefined) id = id === undefined ? value : NaN;
-      } else if (isName(bytes, opening, closing, URL_NAME)) {
-        const value = valueAfterColon(bytes, closing + 1);
-        if (value !== undefined) {
-          const valueEnd = endOfPlainValue(bytes, value);
-          // A Url twice, or one that is an object or an array: the record cannot be told apart.
-          if (urlStart !== -1 || valueEnd === -1) id = NaN;
-          urlStart = value;
-          urlEnd = valueEnd;
-        }
-      }
+      const value = valueAfterColon(bytes, closing + 1);
+      // A name is followed by a colon; the text "Id" as a value is not.
+      if (value === undefined) continue;
+      // A name written with an escape may be "Id" once the import undoes it, which the walk does not.
+      if (holdsEscape(bytes, opening, closing)) id = NaN;
+      else if (isName(bytes, opening, closing, ID_NAME)) id = id === undefined ? wholeNumberAt(bytes, value) : NaN;
     }
     ids.push(id ?? NaN);
-    urlStarts.push(urlStart);
-    urlEnds.push(urlEnd);
   }
-  return { starts, ends, ids, urlStarts, urlEnds };
+  return { starts, ends, ids };
 }
 
 /** Where the value of the member whose name ends just before `at` starts; undefined when no colon follows (the name was a value). */
@@ -201,13 +185,8 @@ function valueAfterColon(bytes: Buffer, at: number): number | undefined {
   return bytes[at] === COLON ? pastSpace(bytes, at + 1) : undefined;
 }
 
-/**
- * The value of the member whose name ends just before `from`, when it is a whole number written
- * plainly (NaN when it is written otherwise); undefined when no colon follows (a string value).
- */
-function wholeNumberValue(bytes: Buffer, from: number): number | undefined {
-  let at = valueAfterColon(bytes, from);
-  if (at === undefined) return undefined;
+/** The value that starts at `at` when it is a whole number written plainly; NaN when it is written otherwise. */
+function wholeNumberAt(bytes: Buffer, at: number): number {
   const negative = bytes[at] === MINUS;
   if (negative) at++;
   const first = at;
@@ -223,14 +202,9 @@ function wholeNumberValue(bytes: Buffer, from: number): number | undefined {
 class RecordDigests {
   constructor(private readonly digests: string) {}
 
-  /** Whether the list had a record of this digest at `index`. */
-  isAt(digest: string, index: number): boolean {
-    return this.digests.startsWith(digest, index * DIGEST_LENGTH);
-  }
-
   /** Whether the list had a record of this digest, looked for first where a record at `index` would be. */
   has(digest: string, index: number): boolean {
-    if (this.isAt(digest, index)) return true;
+    if (this.digests.startsWith(digest, index * DIGEST_LENGTH)) return true;
     for (let at = this.digests.indexOf(digest); at !== -1; at = this.digests.indexOf(digest, at + 1)) if (at % DIGEST_LENGTH === 0) return true;
     return false;
   }
@@ -255,8 +229,8 @@ function recordAt(bytes: Buffer, { starts, ends }: FoundObjects, index: number):
   return bytes.subarray(starts[index], ends[index]);
 }
 
-/** A session list's records, each known when `previous` had it byte for byte; undefined when they cannot be told apart. */
-function sessionRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRecords | undefined {
+/** A list's records, each known when `previous` had it byte for byte; undefined when they cannot be told apart. */
+function listRecords(bytes: Buffer, previous: RecordDigests | undefined): ListRecords | undefined {
   const found = objectsWithIds(bytes);
   if (found === undefined) return undefined;
   const digests = found.starts.map((_, index) => digestOf(recordAt(bytes, found, index)));
@@ -264,39 +238,16 @@ function sessionRecords(bytes: Buffer, previous: RecordDigests | undefined): Lis
   return { bytes, found, known, digests: new RecordDigests(digests.join('')) };
 }
 
-/**
- * A web session list's records, each known when the web session of its Id in `previous` had its
- * Url byte for byte: a session takes nothing else of its web session, and a Url is a tenth of
- * the record. Undefined when they cannot be told apart.
- */
-function webSessionRecords(bytes: Buffer, previous: UpstreamSessions | undefined): ListRecords | undefined {
-  const found = objectsWithIds(bytes);
-  if (found === undefined) return undefined;
-  const { ids, urlStarts, urlEnds } = found;
-  const digests = urlStarts.map((start, index) => digestOf(start === -1 ? NO_URL : bytes.subarray(start, urlEnds[index])));
-  const known = digests.map((digest, index) => previous?.hadUrl(ids[index] as number, index, digest) === true);
-  return { bytes, found, known, digests: new RecordDigests(digests.join('')) };
-}
-
-/** What a web session without a Url is digested as: no Url's bytes are empty. */
-const NO_URL = Buffer.alloc(0);
-
 /** What the last sync wrote of a cinema's sessions, as its upstream wrote them. */
 export class UpstreamSessions {
   private constructor(
     /** The digest of each session record. */
     private readonly sessions: RecordDigests,
-    /** The sessions that had a web session, in the order of the web session list: one that goes takes its Url with it. */
+    /** The digest of each web session record. */
+    private readonly webSessions: RecordDigests,
+    /** The sessions that had a web session: one that goes takes its Url with it. */
     private readonly onSale: Float64Array,
-    /** The digest of the Url of each of them. */
-    private readonly urls: RecordDigests,
   ) {}
-
-  /** Whether the web session of `id`, looked for first at `index`, had a Url of this digest. */
-  hadUrl(id: number, index: number, digest: string): boolean {
-    const at = this.onSale[index] === id ? index : this.onSale.indexOf(id);
-    return at !== -1 && this.urls.isAt(digest, at);
-  }
 
   /**
    * The sessions of the lists read now that must be read, checked and compared, and those left as
@@ -305,11 +256,11 @@ export class UpstreamSessions {
    * are read whole.
    */
   static toRead(sessions: Buffer, webSessions: Buffer, previous: UpstreamSessions | undefined): SessionsToRead | undefined {
-    const list = sessionRecords(sessions, previous?.sessions);
-    const webList = webSessionRecords(webSessions, previous);
+    const list = listRecords(sessions, previous?.sessions);
+    const webList = listRecords(webSessions, previous?.webSessions);
     if (list === undefined || webList === undefined) return undefined;
-    const upstream = new UpstreamSessions(list.digests, Float64Array.from(webList.found.ids), webList.digests);
-    // A session is read again when its record or its web session's Url is new, or its web session is gone.
+    const upstream = new UpstreamSessions(list.digests, webList.digests, Float64Array.from(webList.found.ids));
+    // A session is read again when its record or its web session is new, or its web session is gone.
     const changed = new Set<number>();
     for (const { found, known } of [list, webList]) found.ids.forEach((id, index) => known[index] || changed.add(id));
     const webIds = new Set(webList.found.ids);
