@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.js';
 import { Images } from '../src/images/images.js';
@@ -23,7 +24,8 @@ import { importFiles } from '../src/import/import-files.js';
 import { LiveCatalogue } from '../src/server/live-catalogue.js';
 import { LiveTokens } from '../src/server/live-tokens.js';
 import { seededRandom } from '../scripts/generate-catalogue.js';
-import { atEnd, demoRecords, laterBy, sessionStarting, startTestApp, tempDir, TEST_IMAGES } from './helpers.js';
+import type { SqlClient } from '../src/store/sql-client.js';
+import { atEnd, DEMO_FILES, demoRecords, laterBy, sessionStarting, startTestApp, tempDir, TEST_IMAGES } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -69,6 +71,37 @@ function requests(model: Model, removed: readonly string[]): { url: string; enco
     for (const path of ['/programme', '/programme.ics', '/programme.jsonld', '/whats-on']) urls.push(path + query);
   }
   return urls.flatMap((url) => ['identity', 'gzip', 'br'].map((encoding) => ({ url, encoding })));
+}
+
+/** A server started afresh on `db`, as a new process on the same database would be. */
+async function freshServer(db: SqlClient, now: () => number): Promise<FastifyInstance> {
+  const live = new LiveCatalogue(db, new XmlWriter(), { budgetBytes: 2 ** 30 });
+  await live.refresh();
+  const tokens = new LiveTokens(db);
+  await tokens.refresh();
+  const images = await Images.open(db, TEST_IMAGES);
+  const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', now, images });
+  atEnd(async () => {
+    await app.close();
+    await images.stop();
+    await tokens.stop();
+  });
+  return app;
+}
+
+/** An answer as a server gave it, its Date left out. */
+async function answer(app: FastifyInstance, url: string, encoding: string): Promise<{ status: number; headers: Json; body: Buffer }> {
+  const response = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': encoding } });
+  const { date: _date, ...headers } = response.headers;
+  return { status: response.statusCode, headers, body: response.rawPayload };
+}
+
+/** Asserts that both servers answer `url` alike: status, headers and bytes. */
+async function assertAnswersAlike(held: FastifyInstance, fresh: FastifyInstance, url: string, encoding: string, why: string): Promise<void> {
+  const [incremental, afresh] = [await answer(held, url, encoding), await answer(fresh, url, encoding)];
+  assert.equal(incremental.status, afresh.status, why);
+  assert.deepEqual(incremental.headers, afresh.headers, why);
+  assert.ok(incremental.body.equals(afresh.body), why);
 }
 
 test('a catalogue published again from its changes answers what a fresh server answers', { timeout: 300_000 }, async () => {
@@ -250,43 +283,48 @@ test('a catalogue published again from its changes answers what a fresh server a
     },
   };
 
-  const fresh = async (): Promise<FastifyInstance> => {
-    const live = new LiveCatalogue(held.db, new XmlWriter(), { budgetBytes: 2 ** 30 });
-    await live.refresh();
-    const tokens = new LiveTokens(held.db);
-    await tokens.refresh();
-    const images = await Images.open(held.db, TEST_IMAGES);
-    const app = buildApp({ catalogues: live, tokens, cacheControl: 'no-cache', now, images });
-    atEnd(async () => {
-      await app.close();
-      await images.stop();
-      await tokens.stop();
-    });
-    return app;
-  };
-  const answer = async (app: FastifyInstance, url: string, encoding: string): Promise<{ status: number; headers: Json; body: Buffer }> => {
-    const response = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': encoding } });
-    const { date: _date, ...headers } = response.headers;
-    return { status: response.statusCode, headers, body: response.rawPayload };
-  };
-
   let removed: string[] = [];
   for (let step = 0; step <= STEPS; step++) {
     const name = step === 0 ? 'the first import' : pick(Object.keys(steps));
     if (step > 0) removed = await (steps[name] as () => Promise<string[]>)();
     await held.live.refresh();
-    const app = await fresh();
+    const app = await freshServer(held.db, now);
     const all = requests(model, removed);
     const asked = new Set([...new Set(all.map(({ url }) => resourceOf(url)))].filter(() => draw() < 0.5));
     // In an order drawn anew: a record asked before its list is read alone.
     const order = all.filter(({ url }) => asked.has(resourceOf(url))).map((request) => ({ request, at: draw() }));
     for (const { url, encoding } of order.sort((a, b) => a.at - b.at).map(({ request }) => request)) {
-      const [incremental, afresh] = [await answer(held.app, url, encoding), await answer(app, url, encoding)];
-      const why = `step ${step} (${name}), GET ${url} with ${encoding} (seed ${seed})`;
-      assert.equal(incremental.status, afresh.status, why);
-      assert.deepEqual(incremental.headers, afresh.headers, why);
-      assert.ok(incremental.body.equals(afresh.body), why);
+      await assertAnswersAlike(held.app, app, url, encoding, `step ${step} (${name}), GET ${url} with ${encoding} (seed ${seed})`);
     }
     await app.close();
+  }
+});
+
+test('a list first published while a change is read is published again, not patched with records read without it', { timeout: 60_000 }, async () => {
+  const [film = {}] = await demoRecords('films');
+  const demoSessions = await demoRecords('sessions');
+  // Enough sessions that publishing their list takes turns of the event loop while the change is read.
+  const sessions = Array.from({ length: 150 }, (_, index) => ({ ...demoSessions[index % demoSessions.length], Id: 5000 + index }));
+  const dir = await tempDir();
+  const write = async (name: string, records: readonly Json[]): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, JSON.stringify(records));
+    return path;
+  };
+  const catalogue = [...DEMO_FILES.filter((file) => !file.endsWith('sessions.json')), await write('sessions.json', sessions)];
+  const change = [await write('film.json', [{ ...film, Title: 'Retitled' }]), await write('session.json', [{ ...sessions[0], SeatsAvailable: 3 }])];
+  const demoWeek = (): number => Date.parse('2025-01-05T20:00:00Z');
+  // The list's first request comes a few turns before the server looks at the change, or as it does.
+  for (const turns of [0, 2, 4]) {
+    const held = await startTestApp(catalogue, { now: demoWeek });
+    await held.app.inject({ method: 'GET', url: '/v4/film' });
+    await importFiles(held.db, { customer: 'default', files: change, replace: false });
+    const firstList = held.app.inject({ method: 'GET', url: '/v1/session' });
+    for (let turn = 0; turn < turns; turn++) await setImmediate();
+    await held.live.refresh();
+    await firstList;
+    await held.live.refresh();
+    const fresh = await freshServer(held.db, demoWeek);
+    for (const url of ['/v1/session', '/v1/session/5000', '/v1/websession', '/v4/film']) await assertAnswersAlike(held.app, fresh, url, 'identity', `GET ${url}, first asked ${turns} turns before the change was looked at`);
   }
 });

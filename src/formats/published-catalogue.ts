@@ -109,6 +109,16 @@ export interface PublicationEvents {
   readonly onGrowth?: (bytes: number) => void;
 }
 
+/**
+ * What changes touched, read by `readChanges` for the parts published as it read them. A part
+ * published after the read was made from records the read did not bring: `changed` leaves it out,
+ * to be published again on its first use.
+ */
+export interface ChangesToPublish {
+  readonly records: ChangedRecords;
+  readonly parts: readonly [PartName, Parts[PartName]][];
+}
+
 /** A later version of a catalogue, as committed. */
 export interface NextVersion {
   readonly version: number;
@@ -202,8 +212,9 @@ export class PublishedCatalogue {
    * those the programme needs beside them. Reads only: the caller reads in the transaction of the
    * version the records are published for, and publishes with `changed` after it.
    */
-  async readChanges(touched: TouchedKeys, read: RecordsByKey): Promise<ChangedRecords> {
-    const wanted = kindsOf(this.publishedNow().flatMap(([name, part]) => (part === null ? [] : [name])));
+  async readChanges(touched: TouchedKeys, read: RecordsByKey): Promise<ChangesToPublish> {
+    const parts = this.publishedNow();
+    const wanted = kindsOf(parts.flatMap(([name, part]) => (part === null ? [] : [name])));
     const keys = (kind: ListedKind): string[] => (wanted.has(kind) ? [...touched[kind]] : []);
     let records: ChangedRecords = {
       touched,
@@ -213,27 +224,27 @@ export class PublishedCatalogue {
       attributes: await read.attributes(keys('attributes')),
       sessions: await read.sessions(keys('sessions')),
     };
-    const showtimes = this.parts.get('showtimes');
+    const showtimes = parts.find(([name]) => name === 'showtimes')?.[1];
     if (showtimes instanceof Showtimes) {
       // What changed sessions show that no showing showed yet: packages first, then films, theirs included.
       records = { ...records, packages: [...records.packages, ...(await read.packages(showtimes.lacking(records).packages))] };
       records = { ...records, films: [...records.films, ...(await read.films(showtimes.lacking(records).films))] };
     }
-    return records;
+    return { records, parts };
   }
 
   /**
-   * This catalogue at `next`, the version that `records` (read by `readChanges`) bring it to,
+   * This catalogue at `next`, the version that the changes read by `readChanges` bring it to,
    * when the site is as it was: the parts of the kinds touched made again from what they hold
-   * and those records, the others and the site carried over as they are. A part still being
-   * published is left to be published on its first use.
+   * and the records read, the others and the site carried over as they are. A part not published
+   * when the records were read is left to be published on its first use.
    */
-  changed(next: NextVersion, records: ChangedRecords): PublishedCatalogue {
+  changed(next: NextVersion, { records, parts }: ChangesToPublish): PublishedCatalogue {
     const held = new HeldBytes(this.events.onGrowth);
     this.siteHeld.moveInto(held);
     const { touched } = records;
     const published = new PublishedCatalogue(next.version, next.counts, this.site, this.siteHeld, this.xml, this.stored, held, this.events);
-    for (const [name, part] of this.publishedNow()) {
+    for (const [name, part] of parts) {
       if (part === null) published.parts.set(name, null);
       else if (part instanceof Showtimes) published.parts.set(name, part.changed(records, next.changedAt ?? new Date(0), held.part()));
       else if (!PART_KINDS[name].some((kind) => touched[kind].size > 0)) {

@@ -11,9 +11,9 @@
  * While the database is away, the held catalogues go on being served, and looks at the database
  * go on until it answers again.
  */
-import { touchedCount, touchedKeys, type ChangedRecords } from '../catalogue/changed-records.js';
+import { touchedCount, touchedKeys } from '../catalogue/changed-records.js';
 import { CatalogueSnapshot, NOTHING_STORED } from '../catalogue/snapshot.js';
-import { kindsOf, PublishedCatalogue, type NextVersion, type PartName } from '../formats/published-catalogue.js';
+import { kindsOf, PublishedCatalogue, type ChangesToPublish, type NextVersion, type PartName } from '../formats/published-catalogue.js';
 import type { XmlWriter } from '../formats/xml-writer.js';
 import type { CatalogueHealth, CatalogueStatistics, ServedCatalogues } from '../http/served-catalogues.js';
 import { followCatalogueChanges, loadCatalogueMoves, loadStoredVersions, NOTHING_SEEN, type VersionsSeen } from '../store/catalogue-repository.js';
@@ -251,7 +251,7 @@ export class LiveCatalogue implements ServedCatalogues {
    */
   private async publishChanges(customer: string, held: Held): Promise<Held | undefined> {
     const read = await this.db.transaction(
-      async (tx): Promise<{ next: NextVersion; records: ChangedRecords } | 'unmoved' | undefined> => {
+      async (tx): Promise<{ next: NextVersion; changes: ChangesToPublish } | 'unmoved' | undefined> => {
         const before = held.published;
         const { version, changedAt, correctionVersion, counts, changes } = await loadCatalogueMoves(tx, customer, before.version, MOST_CHANGES);
         if (correctionVersion !== held.correctionVersion) return undefined;
@@ -259,13 +259,12 @@ export class LiveCatalogue implements ServedCatalogues {
         if (changes.length === 0 || changes.length !== version - before.version) return undefined;
         const touched = touchedKeys(changes.map(({ change }) => change));
         if (touched.site.size > 0 || touchedCount(touched) > MOST_TOUCHED_RECORDS) return undefined;
-        const records = await before.readChanges(touched, recordsByKey(tx, customer));
-        return { next: { version, changedAt, counts }, records };
+        return { next: { version, changedAt, counts }, changes: await before.readChanges(touched, recordsByKey(tx, customer)) };
       },
       { readOnly: true },
     );
     if (read === 'unmoved') return held;
-    return read === undefined ? undefined : { published: held.published.changed(read.next, read.records), changedAt: read.next.changedAt, correctionVersion: held.correctionVersion };
+    return read === undefined ? undefined : { published: held.published.changed(read.next, read.changes), changedAt: read.next.changedAt, correctionVersion: held.correctionVersion };
   }
 
   /** Reads what the parts in use are written from and publishes them; each part counts in the build time as it is published. */
