@@ -159,6 +159,10 @@ test('webhook add refuses a URL the address rule refuses, naming --webhook-targe
   assert.match(loopback.stderr, /not a public address; name a prefix with --webhook-target/);
   const privateAddress = await runCli(['webhook', 'add', '--database', database, '--customer', 'default', '--url', 'http://10.1.2.3/hook']);
   assert.equal(privateAddress.status, 2);
+  // Starting with the prefix as text, but naming another host after user information.
+  const disguised = await runCli(['webhook', 'add', '--database', database, '--customer', 'default', '--url', `${receivers.origin}@10.1.2.3/hook`, '--webhook-target', receivers.origin]);
+  assert.equal(disguised.status, 2);
+  assert.match(disguised.stderr, /10\.1\.2\.3 is 10\.1\.2\.3, not a public address/);
   const notHttp = await runCli(['webhook', 'add', '--database', database, '--customer', 'default', '--url', 'ftp://example.com/']);
   assert.match(notHttp.stderr, /--url must be an http or https URL, got 'ftp:\/\/example.com\/'/);
   const listed = [await runCli(['webhook', 'list', '--database', database]), await runCli(['webhook', 'list', '--database', database, '--json']), await runCli(['webhook', 'deliveries', '--database', database])];

@@ -52,6 +52,16 @@ describe('the address rule', { timeout: 10_000 }, () => {
     adding.check(new URL('http://127.0.0.1:9/hooks/a'));
     adding.check(new URL('https://hooks.example.com/a'));
     assert.throws(() => adding.check(new URL('http://127.0.0.1:9/other')), /--webhook-target/);
+    // A URL that starts with a prefix as text but goes to another host or port is not the prefix's.
+    const bare = new AddressRule({ prefixes: ['http://127.0.0.1:9', 'http://10.0.0.5'], onlyPrefixes: false, flag: '--webhook-target' });
+    bare.check(new URL('http://127.0.0.1:9/hooks'));
+    bare.check(new URL('http://10.0.0.5/hooks'));
+    for (const elsewhere of ['http://127.0.0.1:9@10.1.2.3/x', 'http://127.0.0.1:90/x', 'http://10.0.0.55/x']) {
+      assert.throws(() => bare.check(new URL(elsewhere)), RefusedAddressError, elsewhere);
+    }
+    // A name that starts as the prefix's host does has its addresses checked as it connects.
+    assert.notEqual(bare.lookupFor(new URL('http://10.0.0.5.example/x')), undefined);
+    assert.equal(bare.lookupFor(new URL('http://10.0.0.5/x')), undefined);
   });
 
   it('checks the addresses a name resolves to as it connects, and never connects to a refused one', async () => {

@@ -63,7 +63,15 @@ export interface AddressRuleOptions {
 }
 
 export class AddressRule {
-  constructor(private readonly options: AddressRuleOptions) {}
+  /**
+   * Each prefix with its origin, which a URL must have too: as text, `http://10.0.0.5:8000@elsewhere.example/`
+   * starts with `http://10.0.0.5:8000` and `http://10.0.0.55/` with `http://10.0.0.5`, and both go elsewhere.
+   */
+  private readonly prefixes: readonly { readonly text: string; readonly origin: string | undefined }[];
+
+  constructor(private readonly options: AddressRuleOptions) {
+    this.prefixes = options.prefixes.map((text) => ({ text, origin: URL.parse(text)?.origin }));
+  }
 
   /**
    * Checks what can be told from the URL alone: the scheme, the prefixes, and an address written
@@ -96,7 +104,7 @@ export class AddressRule {
   }
 
   private named(url: URL): boolean {
-    return this.options.prefixes.some((prefix) => url.href.startsWith(prefix));
+    return this.prefixes.some(({ text, origin }) => url.origin === origin && url.href.startsWith(text));
   }
 
   private refused(url: URL, address: string): RefusedAddressError {
