@@ -119,7 +119,7 @@ test('a failing endpoint gets the same event, under the same webhook-id, until i
   assert.ok(tries.every((one) => one.nextAt !== null));
 });
 
-test('429 is tried again after its Retry-After, not the schedule; 410 disables the endpoint', async () => {
+test('429 is tried again no sooner than its Retry-After, longer than the schedule here; 410 disables the endpoint', async () => {
   await waitFor(() => receivers.to('/limited').length >= 4, 60_000);
   assert.deepEqual(ids(receivers.to('/limited')), ['msg_default_2', 'msg_default_2', 'msg_default_3', 'msg_default_4']);
   const [limited] = await cliJson<{ attemptedAt: string; nextAt: string; status: number }[]>(['webhook', 'deliveries', '6', '--failed']);

@@ -34,13 +34,17 @@ test('three days of failures disable the endpoint', () => {
   assert.deepEqual(old, { kind: 'disabled', status: null, error: 'ECONNREFUSED', reason: 'every try failed for 72 h' });
 });
 
-test('Retry-After is honoured on 429 and 503 only, in seconds or as a date', () => {
+test('Retry-After is honoured on 429 and 503 only, in seconds or as a date, and never brings a try before the schedule', () => {
   const limited = tryOutcome({ status: 429, retryAfter: '120' }, fresh, now, undefined, middle);
   assert.deepEqual(limited, { kind: 'failed', status: 429, error: null, nextAt: now + 120_000 });
   const busy = tryOutcome({ status: 503, retryAfter: new Date(now + 60_000).toUTCString() }, fresh, now, undefined, middle);
   assert.equal(busy.kind === 'failed' && busy.nextAt, now + 60_000);
   const other = tryOutcome({ status: 500, retryAfter: '120' }, fresh, now, undefined, middle);
   assert.equal(other.kind === 'failed' && other.nextAt, now + 5_000);
+  for (const retryAfter of ['0', '1', new Date(now - 60_000).toUTCString()]) {
+    const soon = tryOutcome({ status: 429, retryAfter }, { failures: 2, failingSince: now }, now, undefined, middle);
+    assert.equal(soon.kind === 'failed' && soon.nextAt, now + 1_800_000, retryAfter);
+  }
   assert.equal(retryAfterMs('soon', now), undefined);
   assert.equal(retryAfterMs('999999999', now), 24 * HOUR);
 });

@@ -2,8 +2,8 @@
  * What follows a try of a delivery (CONTRACT §14): a 2xx answer delivers; 410 disables the
  * endpoint; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and
  * 24 h, each within a tenth either way so that endpoints that failed together are not all tried
- * again at one instant, or after the `Retry-After` of a 429 or 503; an endpoint that fails for
- * three days, or through the whole schedule, is disabled.
+ * again at one instant, or after the `Retry-After` of a 429 or 503 where it asks for longer; an
+ * endpoint that fails for three days, or through the whole schedule, is disabled.
  */
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -70,6 +70,7 @@ export function tryOutcome(
   const failures = endpoint.failures + 1;
   const scheduled = retryDelay(schedule.retryDelaysMs, failures, random);
   if (scheduled === undefined) return { kind: 'disabled', status, error, reason: `all ${failures} tries failed` };
-  const asked = status === 429 || status === 503 ? retryAfterMs(result.retryAfter, now) : undefined;
-  return { kind: 'failed', status, error, nextAt: now + (asked ?? scheduled) };
+  // Never sooner than the schedule: each try counts towards it, and `Retry-After: 0` would spend it at once.
+  const asked = status === 429 || status === 503 ? (retryAfterMs(result.retryAfter, now) ?? 0) : 0;
+  return { kind: 'failed', status, error, nextAt: now + Math.max(asked, scheduled) };
 }
