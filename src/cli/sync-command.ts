@@ -113,8 +113,9 @@ export async function runSync(args: readonly string[]): Promise<number | undefin
         readUpstreamList(file)
           .then(async (list) => {
             if (list.text === listed) return;
-            listed = list.text;
             await fleet.setUpstreams(list.upstreams);
+            // Only once taken up: a list the database could not take is tried again at the next check.
+            listed = list.text;
             console.log(`sync: took up ${file}: ${list.upstreams.length} upstreams.`);
           })
           .catch((error: unknown) => console.error(`sync: ${(error as Error).message}; still syncing the upstreams listed before`))
