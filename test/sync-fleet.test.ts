@@ -3,8 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { before, describe, test } from 'node:test';
-import { DEMO, exportCatalogue, freshDatabase, runCli, serve, tempDir, waitFor } from './helpers.js';
-import { changeSeats, demoUpstream, issueTokens, mirrored, requestsFor, startSync, syncStatus, upstreamServer, upstreamsFile, type DemoUpstream, type Json } from './upstreams.js';
+import { DEMO, exportCatalogue, freshDatabase, runCli, serve, tempDir, waitFor, withDatabase } from './helpers.js';
+import { changeSeats, demoUpstream, issueTokens, mirrored, passOn, requestsFor, startSync, syncStatus, upstreamServer, upstreamsFile, type DemoUpstream, type Json } from './upstreams.js';
 
 const CINEMAS = ['cinema-a', 'cinema-b', 'cinema-c'];
 let upstream: DemoUpstream;
@@ -105,5 +105,47 @@ describe('marquee sync --upstreams', () => {
     await changeSeats(local, 'cinema-a', 99);
     await waitFor(async () => isDeepStrictEqual(await mirrored(local, 'cinema-a'), await mirrored(upstream.database, 'cinema-a')), 30_000);
     assert.equal(await sync.stop(), 0);
+  });
+
+  test('a list the database could not take up while another writer held it is taken up once it can', { timeout: 120_000 }, async () => {
+    const local = await freshDatabase();
+    const file = await upstreamsFile([line('cinema-a')]);
+    const sync = startSync(['--database', local, '--upstreams', file, '--every', '1h', '--sessions-every', '1s', '--lock-timeout', '300']);
+    const said = (): string => sync.lines.join('\n');
+    await waitFor(() => synced(sync.lines, 'cinema-a'), 30_000, said);
+    const notTaken = /^sync: another writer held the database for longer than 0\.3 s.*; still syncing the upstreams listed before$/;
+    await withDatabase(local, (db) =>
+      db.transaction(async () => {
+        await upstreamsFile([line('cinema-a'), line('cinema-b')], file);
+        await waitFor(() => sync.lines.some((text) => notTaken.test(text)), 30_000, said);
+      }),
+    );
+    await waitFor(() => synced(sync.lines, 'cinema-b'), 30_000, said);
+    assert.deepEqual(Object.keys((await syncStatus(local)).customers), ['cinema-a', 'cinema-b']);
+    assert.equal(await sync.stop(), 0);
+  });
+
+  test("a URL moved by one process while another syncs from the old one is read whole at once, not at the other's next --every", { timeout: 120_000 }, async () => {
+    const local = await freshDatabase();
+    const before = await upstreamServer(upstream.url);
+    const syncing = startSync(['--database', local, '--upstreams', await upstreamsFile([line('cinema-a', before.url)]), '--every', '1h', '--sessions-every', '1s']);
+    await waitFor(() => synced(syncing.lines, 'cinema-a'), 30_000, () => syncing.lines.join('\n'));
+    // Its next sync is held as it reads the sessions.
+    let release: (() => void) | undefined;
+    before.intercept = (request, response) => {
+      if (request.url !== '/v1/session' || release !== undefined) return false;
+      release = () => passOn(upstream.url, request, response);
+      return true;
+    };
+    await waitFor(() => release !== undefined, 30_000);
+    // Another process, listing the cinema at a new URL, moves it meanwhile.
+    const after = await upstreamServer(upstream.url);
+    const moving = startSync(['--database', local, '--upstreams', await upstreamsFile([line('cinema-a', after.url)]), '--every', '1h', '--sessions-every', '1s']);
+    await waitFor(() => moving.lines.some((text) => text.startsWith('Syncing 1 upstream')), 30_000, () => moving.lines.join('\n'));
+    release?.();
+    await waitFor(() => requestsFor(after, '/v4/film').length > 0, 30_000, () => [...syncing.lines, ...moving.lines].join('\n'));
+    assert.deepEqual(await mirrored(local, 'cinema-a'), await mirrored(upstream.database, 'cinema-a'));
+    assert.equal(await syncing.stop(), 0);
+    assert.equal(await moving.stop(), 0);
   });
 });

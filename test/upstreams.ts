@@ -74,7 +74,7 @@ export async function upstreamServer(target: string | undefined, intercept: Inte
 }
 
 /** Answers `request` as `target` does, headers and all; breaks the answer off when the target does not answer (as a test ends). */
-function passOn(target: string, request: IncomingMessage, response: ServerResponse): void {
+export function passOn(target: string, request: IncomingMessage, response: ServerResponse): void {
   fetch(target + (request.url ?? '/'), { headers: request.headers as Record<string, string> })
     .then(async (answer) => {
       const headers = [...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(name));

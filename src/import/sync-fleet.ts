@@ -27,6 +27,7 @@ import {
   recordFailure,
   recordSuccess,
   type ClaimedCustomer,
+  type HeldCustomer,
   type NextDue,
   type SyncState,
 } from '../store/sync-repository.js';
@@ -210,6 +211,11 @@ export class SyncFleet {
     return !this.running.has(customer) && !this.ended.has(customer);
   }
 
+  /** The customer of `upstream` as this process holds it while it syncs it. */
+  private held({ customer, url }: Upstream): HeldCustomer {
+    return { customer, owner: this.leases.owner, url };
+  }
+
   private hostOf(upstream: Upstream): string {
     return new URL(upstream.url).host;
   }
@@ -309,7 +315,7 @@ export class SyncFleet {
         signal: this.stopping.signal,
         record: async (tx, taken) => {
           const success = { at: Date.now(), full: taken.full, changed: taken.result?.written === true, etags: taken.etags, catalogueVersion: taken.catalogueVersion };
-          if (!(await recordSuccess(tx, customer, this.leases.owner, { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
+          if (!(await recordSuccess(tx, this.held(upstream), { ...success, ...this.scheduleAfter(customer, started, taken.full, state) }))) throw new LeaseLostError();
         },
       });
       if (outcome.knownSessions === undefined) this.knownSessions.delete(customer);
@@ -350,7 +356,7 @@ export class SyncFleet {
       : { dueAt: Math.max(regular.dueAt, now + retryAfterMs), catalogueDueAt: regular.catalogueDueAt };
     const reason = describeFailure(error);
     try {
-      await this.db.transaction((tx) => recordFailure(tx, customer, this.leases.owner, { ...next, error: reason }));
+      await this.db.transaction((tx) => recordFailure(tx, this.held(upstream), { ...next, error: reason }));
     } catch (databaseError) {
       this.events.onDatabaseError?.(databaseError);
     }

@@ -176,16 +176,22 @@ export interface Success extends NextDue {
   readonly catalogueVersion: number;
 }
 
+/** A customer as one sync holds it: by the process `owner`, syncing from `url`. */
+export interface HeldCustomer {
+  readonly customer: string;
+  readonly owner: string;
+  readonly url: string;
+}
+
 /**
- * Records a sync that succeeded and lets go of the customer. False when `owner` no longer held it
+ * Records a sync that succeeded and lets go of the customer. False when its owner no longer held it
  * (another process took it once the lease ran out): the caller's transaction must not commit.
  */
-export async function recordSuccess(tx: SqlClient, customer: string, owner: string, success: Success): Promise<boolean> {
+export async function recordSuccess(tx: SqlClient, held: HeldCustomer, success: Success): Promise<boolean> {
   const at = stamp(success.at);
   return updateHeld(
     tx,
-    customer,
-    owner,
+    held,
     `due_at = ?, catalogue_due_at = ?, etags = ?, catalogue_version = ?, succeeded_at = ?,
      catalogue_succeeded_at = ${success.full ? '?' : 'catalogue_succeeded_at'}, changed_at = ${success.changed ? '?' : 'changed_at'}, failures = 0, last_error = NULL`,
     [stamp(success.dueAt), stamp(success.catalogueDueAt), JSON.stringify(success.etags), success.catalogueVersion, at, ...(success.full ? [at] : []), ...(success.changed ? [at] : [])],
@@ -193,21 +199,26 @@ export async function recordSuccess(tx: SqlClient, customer: string, owner: stri
 }
 
 /** Records a sync that failed, and lets go of the customer; false as for recordSuccess. */
-export async function recordFailure(tx: SqlClient, customer: string, owner: string, failure: NextDue & { readonly error: string }): Promise<boolean> {
-  return updateHeld(tx, customer, owner, 'due_at = ?, catalogue_due_at = ?, failures = failures + 1, last_error = ?', [
+export async function recordFailure(tx: SqlClient, held: HeldCustomer, failure: NextDue & { readonly error: string }): Promise<boolean> {
+  return updateHeld(tx, held, 'due_at = ?, catalogue_due_at = ?, failures = failures + 1, last_error = ?', [
     stamp(failure.dueAt),
     stamp(failure.catalogueDueAt),
     failure.error,
   ]);
 }
 
-async function updateHeld(tx: SqlClient, customer: string, owner: string, assignments: string, params: readonly SqlValue[]): Promise<boolean> {
-  const rows = await tx.query(`UPDATE sync_state SET ${assignments}, lease_owner = NULL, lease_until = NULL WHERE customer = ? AND lease_owner = ? RETURNING customer`, [
-    ...params,
-    customer,
-    owner,
-  ]);
-  return rows.length > 0;
+/**
+ * Writes `assignments` to the state of a customer `held` holds, and lets go of it; false when it
+ * no longer holds it. When another process has moved the customer to another URL meanwhile (its
+ * list changed), the state stays as the move left it (every list due at once, no ETags): a sync
+ * of the old URL must not put off reading the new one.
+ */
+async function updateHeld(tx: SqlClient, { customer, owner, url }: HeldCustomer, assignments: string, params: readonly SqlValue[]): Promise<boolean> {
+  const release = 'lease_owner = NULL, lease_until = NULL';
+  const recorded = await tx.query(`UPDATE sync_state SET ${assignments}, ${release} WHERE customer = ? AND lease_owner = ? AND url = ? RETURNING customer`, [...params, customer, owner, url]);
+  if (recorded.length > 0) return true;
+  const released = await tx.query(`UPDATE sync_state SET ${release} WHERE customer = ? AND lease_owner = ? RETURNING customer`, [customer, owner]);
+  return released.length > 0;
 }
 
 export async function loadSyncState(db: SqlClient, customer: string): Promise<SyncState | undefined> {
