@@ -41,6 +41,8 @@ test('names that only look alike read as nothing: words inside words, abbreviati
     ["St Patrick's Day special", 'ST PAT'],
     ['Ad-free screening', 'ADFREE'],
     ['No subtitles', 'NOSUBS'],
+    ['No English subtitles', ''],
+    ['Without French subtitles', ''],
     ['Without audio description', ''],
     ['Adults only', 'ADULT'],
     ['Silver Screen', 'SILVER'],

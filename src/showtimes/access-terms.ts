@@ -122,7 +122,7 @@ export function languageName(tag: string): string {
   return LANGUAGES.find((language) => language.tag === tag)?.name ?? tag;
 }
 
-/** Words before a name that deny it: `No subtitles`, `Without AD`. */
+/** Words before a name that deny it: `No subtitles`, `Without AD`, `No English subtitles`. */
 const DENIALS = new Set(['no', 'not', 'non', 'without']);
 /** Words that name subtitles: a language beside one of them is the subtitles' language. */
 const SUBTITLE_WORDS = new Set(['subtitled', 'subtitles', 'subtitle', 'subs', 'sub', 'subbed', 'st', 'captions', 'captioned', 'caption', 'sdh', 'vost', 'omu', 'omeu', 'omdu', 'vostfr', 'vose', 'untertitel', 'titre', 'titres']);
@@ -156,6 +156,13 @@ export interface AttributeReading {
 
 export const NO_READING: AttributeReading = { terms: [], subtitleLanguage: null };
 
+/** Whether a denial stands before the word at `at`, with nothing between them but languages: `No English subtitles`. */
+function deniedAt(words: readonly string[], at: number): boolean {
+  let before = at - 1;
+  while (before >= 0 && (LANGUAGE_WORDS.has(words[before] as string) || FILLERS.has(words[before] as string))) before--;
+  return before >= 0 && DENIALS.has(words[before] as string);
+}
+
 function phraseAt(words: readonly string[], phrase: readonly string[], at: number): boolean {
   return phrase.every((word, offset) => words[at + offset] === word);
 }
@@ -170,7 +177,7 @@ function termsOfName(words: readonly string[]): Set<AccessTerm> {
     }
   }
   for (let at = 0; at < words.length; at++) {
-    if (at > 0 && DENIALS.has(words[at - 1] as string)) continue;
+    if (deniedAt(words, at)) continue;
     for (const { term, words: phrase } of PHRASES) if (phraseAt(words, phrase, at)) terms.add(term);
   }
   return terms;
