@@ -115,6 +115,8 @@ export interface TestAppOptions {
   /** The clock of the app; the system's unless given. */
   readonly now?: () => number;
   readonly corsOrigins?: readonly string[];
+  /** Proxies whose X-Forwarded-For names the client. */
+  readonly trustedProxies?: readonly string[];
   readonly metricsCustomers?: boolean;
   /** What the published catalogues may hold; a gibibyte unless given. */
   readonly cacheMemoryBytes?: number;

@@ -163,6 +163,13 @@ describe('the access step', () => {
     assert.equal((await get(t, `/programme?key=${key}`, {}, '2001:db8:1:2:ffff::1')).statusCode, 429);
   });
 
+  test('behind a trusted proxy that writes the client\'s port in X-Forwarded-For, a new port is not a new client', async () => {
+    const { t, key } = await closedDemo({ publicRateLimit: { perSecond: 0.001, burst: 3 }, trustedProxies: ['127.0.0.1'] });
+    const statuses: number[] = [];
+    for (let port = 1; port <= 5; port++) statuses.push((await get(t, `/programme?key=${key}`, { 'x-forwarded-for': `203.0.113.77:${port}` }, '127.0.0.1')).statusCode);
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+  });
+
   test('takes requests to paths that name nothing from a secret token\'s rate limit too', async () => {
     const { t, secret } = await closedDemo({ rateLimit: { perSecond: 0.001, burst: 10 } });
     const statuses: number[] = [];

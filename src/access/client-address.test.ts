@@ -17,3 +17,9 @@ test('an IPv6 client is its /64 network, however the address is written', () => 
   assert.equal(clientOf('::1'), '0:0:0:0::/64');
   assert.equal(clientOf('fe80::1'), 'fe80:0:0:0::/64');
 });
+
+test('a port a proxy wrote beside the address is not part of the client', () => {
+  assert.equal(clientOf('203.0.113.7:51234'), '203.0.113.7');
+  assert.equal(clientOf('[2001:db8:1:2::9]:51234'), '2001:db8:1:2::/64');
+  assert.equal(clientOf('[2001:db8:1:2::9]'), '2001:db8:1:2::/64');
+});

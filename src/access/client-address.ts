@@ -1,14 +1,16 @@
 /**
  * The client a per-address rate limit counts: an IPv4 address, or the /64 network of an IPv6
  * one, since a single IPv6 host is handed a whole /64 and could otherwise take a new address,
- * and a fresh allowance, for every request.
+ * and a fresh allowance, for every request. Some proxies write the client's port in
+ * X-Forwarded-For (`203.0.113.7:51234`, `[2001:db8::1]:51234`): a new port is not a new client.
  */
 import { isIPv6 } from 'node:net';
 
 /** Hextets in the /64 network prefix of an IPv6 address. */
 const PREFIX_HEXTETS = 4;
 
-export function clientOf(address: string): string {
+export function clientOf(written: string): string {
+  const address = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(written)?.[1] ?? /^\[([^\]]+)\](?::\d+)?$/.exec(written)?.[1] ?? written;
   if (!isIPv6(address)) return address;
   // An IPv4 client seen through a dual-stack socket is that IPv4 address.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
