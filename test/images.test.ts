@@ -81,8 +81,15 @@ before(async () => {
     '/r2': redirectTo('/r3'),
     '/r3': redirectTo('/poster.jpg'),
     '/four-redirects.jpg': redirectTo('/three-redirects.jpg'),
+    // Its header reads; the rest of the picture is not there.
+    '/cut-short.jpg': sendBytes(poster.subarray(0, Math.floor(poster.length / 2)), 'image/jpeg'),
+    // An escape that decodes to no text: no seed file's path, but the host's.
+    '/poster%zz.jpg': sendBytes(poster, 'image/jpeg'),
   });
-  const paths = ['/poster.jpg', '/transparent.png', '/huge.jpg', '/endless.jpg', '/slow.jpg', '/bomb.png', '/picture.svg', '/page.html', '/to-private.jpg', '/three-redirects.jpg', '/four-redirects.jpg', '/missing.jpg'];
+  const paths = [
+    ...['/poster.jpg', '/transparent.png', '/huge.jpg', '/endless.jpg', '/slow.jpg', '/bomb.png', '/picture.svg', '/page.html', '/to-private.jpg', '/three-redirects.jpg'],
+    ...['/four-redirects.jpg', '/missing.jpg', '/cut-short.jpg', '/poster%zz.jpg'],
+  ];
   t = await startTestApp(await catalogueNaming(paths.map((path) => `${host.origin}${path}`)), {
     images: { sources: [`${host.origin}/`], timeoutMs: IMAGE_TIMEOUT_MS, maxBytes: MAX_BYTES },
   });
@@ -136,8 +143,15 @@ describe('pictures', () => {
     const image = (await posters(t)).get('/transparent.png') as Image;
     const [, source, width, signature] = image.src.split('/') as [string, string, string, string];
     const other = Buffer.from(`${host.origin}/poster.jpg?x`).toString('base64url');
+    // Base64url letters that Node's decoder would read as the same bytes: the last letter's unused bits, padding, the other alphabet.
+    const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sameBits = letters[letters.indexOf(signature.at(-1) as string) ^ 1] as string;
     for (const address of [
       `images/${source}/${width}/${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`,
+      `images/${source}/${width}/${signature.slice(0, -1)}${sameBits}`,
+      `images/${source}/${width}/${signature}==`,
+      `images/${source}=/${width}/${signature}`,
+      `images/${source}/${width}/${signature.replaceAll('-', '%2B').replaceAll('_', '%2F')}${signature.includes('-') || signature.includes('_') ? '' : '='}`,
       `images/${source}/640/${signature}`,
       `images/${source}/321/${signature}`,
       `images/${other}/${width}/${signature}`,
@@ -173,6 +187,7 @@ describe('pictures', () => {
       ['/to-private.jpg', 502],
       ['/four-redirects.jpg', 502],
       ['/missing.jpg', 404],
+      ['/cut-short.jpg', 502],
     ] as const) {
       const started = performance.now();
       const response = await t.app.inject({ url: `/${(images.get(path) as Image).src}` });
@@ -189,6 +204,8 @@ describe('pictures', () => {
     assert.equal(trap.connections, 0, 'the redirect to an address --image-source does not name was never followed');
     const three = await t.app.inject({ url: `/${(images.get('/three-redirects.jpg') as Image).src}` });
     assert.equal(three.statusCode, 200, 'three redirects are followed');
+    const escaped = await t.app.inject({ url: `/${(images.get('/poster%zz.jpg') as Image).src}` });
+    assert.equal(escaped.statusCode, 200, 'a path no seed file can have is read from its host');
   });
 
   test('a loopback source is refused, and never connected to, unless --image-source names it', TIMEOUT, async () => {

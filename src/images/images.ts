@@ -116,7 +116,7 @@ export class Images implements PictureDirectory {
     const kept = this.memory.renditions.get(key);
     if (kept !== undefined) return kept;
     return this.once(this.pending.renditions, key, async () => {
-      const body = await this.queue.run(() => renderPicture(picture.content, asked.width, format));
+      const body = await this.queue.run(() => renderPicture(picture.content, asked.width, format).catch((error: unknown) => this.unrenderable(picture, error)));
       const rendition = { body, etag: `"${hash('sha256', body, 'base64url')}"`, contentType: CONTENT_TYPES[format] };
       this.memory.renditions.set(key, rendition, body.length);
       return rendition;
@@ -148,13 +148,24 @@ export class Images implements PictureDirectory {
     this.learned++;
   }
 
+  /**
+   * A source whose header was read but whose picture cannot be decoded (cut short, say) is as
+   * unreadable as one never read, and is not tried again for as long.
+   */
+  private unrenderable(source: KeptSource, error: unknown): never {
+    const unreadable = new UnreadableSourceError(`${source.url} cannot be read as a picture: ${(error as Error).message}`);
+    this.failures.set(source.id, { error: unreadable, until: Date.now() + FAILURE_MEMORY_MS });
+    this.onReadFailure(new URL(source.url), unreadable);
+    throw unreadable;
+  }
+
   /** The source at `url`: in memory, else kept in the database, else read from its host and kept. */
   private async source(url: URL): Promise<KeptSource> {
     const id = sourceId(url.href);
-    const inMemory = this.memory.sources.get(id);
-    if (inMemory !== undefined) return inMemory;
     const failure = this.failures.get(id);
     if (failure !== undefined && Date.now() < failure.until) throw failure.error;
+    const inMemory = this.memory.sources.get(id);
+    if (inMemory !== undefined) return inMemory;
     return this.once(this.pending.sources, id, async () => {
       const source = (await loadSource(this.db, id, new Date())) ?? (await this.read(id, url));
       this.memory.sources.set(id, source, source.content.length);

@@ -40,7 +40,14 @@ const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9';
 /** The file a seed made for `url`, if it has one. */
 async function seedFile(url: URL, directory: string): Promise<string | undefined> {
   const root = resolve(directory);
-  const file = resolve(join(root, url.hostname, decodeURIComponent(url.pathname)));
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    // A path whose escapes decode to no text names no seed file: it is read from its host.
+    return undefined;
+  }
+  const file = resolve(join(root, url.hostname, path));
   if (!file.startsWith(root + sep)) return undefined;
   const found = await stat(file).catch(() => undefined);
   return found?.isFile() === true ? file : undefined;
