@@ -203,6 +203,13 @@ describe('GET /whats-on', () => {
     assert.equal(text(elements(metropolis, 'title')[0] ?? ''), 'Metropolis at Marquee Picture House');
     const framed = await page(t, `/whats-on?key=${key}&embed=1&days=3`);
     assert.match(framed, new RegExp(`<link rel="canonical" href="http://localhost:80/whats-on\\?key=${key}&amp;days=3">`), 'the framed page names the whole page');
+    // Behind a trusted proxy, its scheme is the page's, if it is one of the web's.
+    const proxied = await appWithSessions(WEEK, { now: () => FRIDAY_MORNING, trustedProxies: ['127.0.0.1'] });
+    const proxiedKey = await closed(proxied);
+    for (const [proto, scheme] of [['https', 'https'], ['javascript', 'http']] as const) {
+      const html = await page(proxied, `/whats-on?key=${proxiedKey}`, { 'x-forwarded-proto': proto });
+      assert.match(html, new RegExp(`<link rel="canonical" href="${scheme}://localhost:80/whats-on\\?key=${proxiedKey}">`), proto);
+    }
   });
 
   test('days and weeks are plain links keeping the key and the filters; film= narrows the page to one film', TIMEOUT, async () => {

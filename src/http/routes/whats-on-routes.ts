@@ -44,7 +44,9 @@ export function registerWhatsOnRoutes(app: FastifyInstance, options: ShowtimesRo
   const page = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
     const embed = parseEmbed(request.query as Record<string, unknown>);
     if (typeof embed !== 'boolean') return sendProblem(request, reply, badParameter(embed.parameter, embed.rule, embed.value));
-    const visit = { key: keyInQuery(request), embed, origin: `${request.protocol}://${request.host}` };
+    // The scheme a trusted proxy says (X-Forwarded-Proto) is taken only when it is one of the web's.
+    const scheme = request.protocol === 'https' ? 'https' : 'http';
+    const visit = { key: keyInQuery(request), embed, origin: `${scheme}://${request.host}` };
     return answerFromShowtimes(options, request, reply, (showtimes, query, cached) => {
       const answer = showtimes.page(query, visit, options.now(), options.pictures);
       // The key is in the page's address: no other site learns it from the links and posters it follows.
