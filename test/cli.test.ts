@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { DEMO, demoDatabase, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
@@ -194,6 +194,14 @@ describe('marquee import', () => {
     assert.equal(film?.['IsRestricted'], true);
     assert.equal(film?.['ShortName'], null);
     assert.deepEqual(film?.['People'], []);
+
+    // Text in CDATA sections is text; a directory named as a file in the directory imported is passed over.
+    const cdata = join(dir, 'more');
+    await mkdir(join(cdata, 'not-a-file.xml'), { recursive: true });
+    await writeFile(join(cdata, 'cdata.xml'), single.replace('<Title>X &amp; Y</Title>', '<Title>Tom <![CDATA[& Jerry <3]]></Title>').replace('X1', 'X2'));
+    const withCdata = await runCli(['import', '--database', copy, cdata]);
+    assert.equal(withCdata.status, 0, withCdata.stderr);
+    assert.equal((JSON.parse((await exportCatalogue(copy)).films) as Json[]).find((f) => f['Id'] === 'X2')?.['Title'], 'Tom & Jerry <3');
   });
 });
 

@@ -11,7 +11,10 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
       files.push(input);
       continue;
     }
-    const names = (await readdir(input)).filter((name) => /\.(json|xml)$/i.test(name)).sort();
+    const named = (await readdir(input)).filter((name) => /\.(json|xml)$/i.test(name)).sort();
+    // A directory of such a name is no input: its files are not the import's.
+    const isFile = await Promise.all(named.map((name) => stat(join(input, name)).then((s) => s.isFile(), () => true)));
+    const names = named.filter((_, index) => isFile[index]);
     if (names.length === 0) throw new ConfigError(`import: ${input} holds no .json or .xml file`);
     files.push(...names.map((name) => join(input, name)));
   }

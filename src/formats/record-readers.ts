@@ -452,13 +452,16 @@ async function* readXmlRecords(input: AsyncIterable<Buffer>, file: string, encod
     const parent = stack.at(-1);
     stack.push(parent === undefined ? openRoot(tag as SaxesTagNS) : childFrame(parent, tag as SaxesTagNS));
   });
-  parser.on('text', (text) => {
+  // A CDATA section is text written without escapes.
+  const onText = (text: string): void => {
     markupEnd = parser.position;
     const frame = stack.at(-1);
     if (frame?.type !== 'scalar') return;
     frame.text += text;
     if (frame.text.length > MAX_VALUE_LENGTH) throw refuse(`${frame.field.name} is longer than ${characters(MAX_VALUE_LENGTH)}`);
-  });
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
   parser.on('closetag', () => {
     markupEnd = parser.position;
     const frame = stack.pop();
