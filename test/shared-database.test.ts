@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import pg from 'pg';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { DEMO, TEST_DATABASE, administerPostgres, freshDatabase, runCli, serve, tempDir, waitFor, type ServerProcess } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
@@ -131,6 +132,19 @@ test(OUTAGE, { skip: skippedByDesign(OUTAGE) }, async () => {
   await retitle(database, 'Nosferatu (after the outage)');
   const id = demoFilms[0]?.['Id'] as string;
   await Promise.all([polling, listening].map((server) => waitFor(async () => (await filmTitle(server, id)) === 'Nosferatu (after the outage)', DEADLINE_MS)));
+
+  // A look that fails while the listening connection stays up is tried again soon, not at the next commit an hour away.
+  const holder = new pg.Client({ connectionString: database });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE access_correction_version IN ACCESS EXCLUSIVE MODE');
+  await retitle(database, 'Nosferatu (after a failed look)');
+  const waitingLooks = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND wait_event_type = 'Lock'`;
+  await waitFor(async () => (await administerPostgres(waitingLooks)).length > 0, DEADLINE_MS);
+  await holder.query('COMMIT');
+  await holder.end();
+  await waitFor(async () => (await filmTitle(listening, id)) === 'Nosferatu (after a failed look)', DEADLINE_MS);
+  assert.equal((await fetch(`${listening.url}/readyz`)).status, 200);
   await stop(polling, listening);
 });
 

@@ -32,6 +32,12 @@ const MOST_TOUCHED_RECORDS = 500;
  * giving it its place in the order of commits. At 5,000 customers, a few milliseconds a minute.
  */
 const WHOLE_LOOK_MS = 60_000;
+/**
+ * A look that failed is tried again after this long (or the poll interval, if shorter): with a
+ * long --poll-interval and the listening connection up, nothing else would look until the next
+ * commit, and the server would stay behind and not ready while the database answers.
+ */
+const FAILED_LOOK_RETRY_MS = 1000;
 
 interface Held {
   readonly published: PublishedCatalogue;
@@ -91,6 +97,7 @@ export class LiveCatalogue implements ServedCatalogues {
   private counts = { builds: 0, buildSeconds: 0, evictions: 0, failedRefreshes: 0 };
   private state: CatalogueHealth = { started: false, databaseAnswering: false };
   private timer: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
   private subscription: Subscription | undefined;
   private onHealthChange: WatchOptions['onHealthChange'] = () => {};
   private running: Promise<void> | undefined;
@@ -153,7 +160,13 @@ export class LiveCatalogue implements ServedCatalogues {
   watch(options: WatchOptions): void {
     this.onHealthChange = options.onHealthChange;
     // Failures are reported through onHealthChange, once per outage rather than once per look.
-    const look = (): void => void this.refresh().catch(() => {});
+    const look = (): void =>
+      void this.refresh().catch(() => {
+        this.retry ??= setTimeout(() => {
+          this.retry = undefined;
+          look();
+        }, Math.min(FAILED_LOOK_RETRY_MS, options.intervalMs)).unref();
+      });
     this.timer = setInterval(look, options.intervalMs);
     this.timer.unref();
     this.subscription = followCatalogueChanges(options.notifications, look);
@@ -162,6 +175,7 @@ export class LiveCatalogue implements ServedCatalogues {
   /** Stops following the database, and resolves once the looks and builds under way have ended. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.retry);
     await this.subscription?.close();
     // The database is closed next: nothing must be left reading from it.
     await (this.queued ?? this.running)?.catch(() => {});
