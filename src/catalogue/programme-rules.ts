@@ -54,9 +54,9 @@ export function readAttribute(record: RawRecord, report: ReportRule): Attribute 
 export function readSite(record: RawRecord, report: ReportRule): Site {
   const r = new FieldReader(record, report);
   const screens: number[] = [];
-  for (const [index, { item, reader }] of r.list('Screens').entries()) {
+  for (const { item, reader, path } of r.list('Screens')) {
     const id = reader.integer('Id', 1, MAX_INT32);
-    if (screens.includes(id)) report(`Screens[${index + 1}].Id`, 'must not repeat an earlier screen', describeValue(item['Id']));
+    if (screens.includes(id)) report(`${path}.Id`, 'must not repeat an earlier screen', describeValue(item['Id']));
     screens.push(id);
   }
   const site: Site = {

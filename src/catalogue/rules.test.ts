@@ -193,6 +193,11 @@ test('package films: SplitPercent exact from 0 to 100, durations >= 0, Order >= 
   assert.match(packageProblems({ Films: [firstFilm({ CleanUpDuration: n(-1) })] }).join(), /^Films\[1\]\.CleanUpDuration: must be an integer from 0/);
   assert.match(packageProblems({ Films: [firstFilm({ Order: n(0) })] }).join(), /^Films\[1\]\.Order: must be an integer from 1/);
   assert.deepEqual(packageProblems({ Films: [firstFilm({}), firstFilm({ FilmId: 'B' })] }), ['Films[2].Order: must be unique within the package']);
+  assert.deepEqual(
+    packageProblems({ Films: [null, firstFilm({}), firstFilm({ FilmId: 'B' })] }),
+    ['Films[1]: must be an object', 'Films[3].Order: must be unique within the package'],
+    'a duplicate is named by its place in the whole list',
+  );
   assert.deepEqual(packageProblems({ Films: [firstFilm({ Title: '' })] }), ['Films[1].Title: must not be empty']);
   assert.deepEqual(packageProblems({ Films: 'none' }), ['Films: must be a list']);
   assert.deepEqual(packageProblems({ Title: '', Status: 'Gone' }).length, 2);

@@ -165,17 +165,18 @@ export class FieldReader {
   }
 
   /** A list of records; a missing property is an empty list, as XML writes none for nobody. */
-  list(field: string): { readonly item: RawRecord; readonly reader: FieldReader }[] {
+  /** The objects of a list, each with its reader and its path (`Films[3]`): its place in the whole list. */
+  list(field: string): { readonly item: RawRecord; readonly reader: FieldReader; readonly path: string }[] {
     const value = this.record[field];
     if (value === undefined) return [];
     if (!Array.isArray(value)) {
       this.fail(field, 'must be a list', value);
       return [];
     }
-    const items: { item: RawRecord; reader: FieldReader }[] = [];
+    const items: { item: RawRecord; reader: FieldReader; path: string }[] = [];
     (value as readonly RawValue[]).forEach((item, index) => {
       const path = `${this.path}${field}[${index + 1}]`;
-      if (isRawRecord(item)) items.push({ item, reader: new FieldReader(item, this.report, `${path}.`) });
+      if (isRawRecord(item)) items.push({ item, reader: new FieldReader(item, this.report, `${path}.`), path });
       else this.report(path, 'must be an object', describeValue(item));
     });
     return items;
@@ -230,7 +231,7 @@ export function readFilm(record: RawRecord, report: ReportRule): Film {
 export function readPackage(record: RawRecord, report: ReportRule): FilmPackage {
   const r = new FieldReader(record, report);
   const seenOrders = new Set<number>();
-  const films: PackageFilm[] = r.list('Films').map(({ item, reader }, index) => {
+  const films: PackageFilm[] = r.list('Films').map(({ item, reader, path }) => {
     const film: PackageFilm = {
       filmId: reader.text('FilmId', { required: true, nonEmpty: true, maxLength: 64 }) ?? '',
       title: reader.text('Title', { required: true, nonEmpty: true }) ?? '',
@@ -240,7 +241,7 @@ export function readPackage(record: RawRecord, report: ReportRule): FilmPackage 
       order: reader.integer('Order', 1),
     };
     if (seenOrders.has(film.order)) {
-      report(`Films[${index + 1}].Order`, 'must be unique within the package', describeValue(item['Order']));
+      report(`${path}.Order`, 'must be unique within the package', describeValue(item['Order']));
     }
     seenOrders.add(film.order);
     return film;
