@@ -15,8 +15,6 @@ const byId = (sessions: Json[]): Json[] => sessions.sort((a, b) => Number(a['Id'
 class SessionLists {
   sessions: Json[] = demoSessions.map(({ Url: _url, ...session }) => session);
   webSessions: Json[] = demoSessions.slice(0, 60);
-  /** Answered for the sessions in their place when set: a list JSON.stringify would not write. */
-  sessionsText: string | undefined;
   /** How the record of an id is written in each list, where the upstream writes it otherwise than JSON.stringify. */
   readonly rewrites = { sessions: new Map<number, (record: string) => string>(), webSessions: new Map<number, (record: string) => string>() };
   /** Run once before the session list is next answered, and then let go. */
@@ -31,7 +29,7 @@ class SessionLists {
     }
     const list = request.url === '/v1/session' ? this.sessions : request.url === '/v1/websession' ? this.webSessions : undefined;
     if (list === undefined) return false;
-    const body = (list === this.sessions ? this.sessionsText : undefined) ?? SessionLists.written(list, this.rewrites[list === this.sessions ? 'sessions' : 'webSessions']);
+    const body = SessionLists.written(list, this.rewrites[list === this.sessions ? 'sessions' : 'webSessions']);
     const etag = `"${createHash('sha1').update(body).digest('hex')}"`;
     if (request.headers['if-none-match'] === etag) response.writeHead(304, { etag }).end();
     else response.writeHead(200, { 'content-type': 'application/json', etag }).end(body);
@@ -126,11 +124,12 @@ describe('a sync that finds some sessions changed', () => {
     // the failure looked for is the one that says how deep.
     const failures = (): string[] => sync.lines.filter((line) => line.startsWith(`sync: customer '${CUSTOMER}'`));
     const failed = failures().length;
-    lists.sessionsText = JSON.stringify(valid).replace('"Id":1010,', `"Id":1010,"Deep":${'['.repeat(200)}${']'.repeat(200)},`);
+    lists.sessions = valid;
+    lists.rewrites.sessions.set(1010, (record) => record.replace('"Id":1010,', `"Id":1010,"Deep":${'['.repeat(200)}${']'.repeat(200)},`));
     await waitFor(() => failures().slice(failed).some((line) => line.includes('nested deeper')), 30_000, log);
     const deep = failures().slice(failed).find((line) => line.includes('nested deeper'));
     assert.match(deep ?? '', new RegExp(`/v1/session: record ${place}: `));
-    lists.sessionsText = undefined;
+    lists.rewrites.sessions.delete(1010);
     assert.deepEqual(await exported(), stored);
     // A session twice, byte for byte, is refused as a whole read refuses it.
     lists.sessions = [...valid, valid[0] as Json];
