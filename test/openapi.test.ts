@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -19,7 +20,7 @@ import {
 } from '../src/formats/wire-shape.js';
 import { issueToken } from '../src/access/manage-tokens.js';
 import { buildApp } from '../src/http/app.js';
-import { DEMO_FILES, demoRecords, nonEmpty, parseXmlAnswer, sessionAt, startTestApp, tempDir, type TestApp } from './helpers.js';
+import { DEMO_FILES, demoRecords, nonEmpty, parseXmlAnswer, sessionAt, startTestApp, tempDir, waitFor, type TestApp } from './helpers.js';
 import { ATTRIBUTE, FILM, FILM_V1, PACKAGE, PACKAGE_FILM, PERSON, SCREEN, SESSION, SITE, SITE_SCREEN, WEB_SESSION } from './wire-properties.js';
 
 type Json = Record<string, unknown>;
@@ -99,6 +100,20 @@ function operation(path: string): Operation {
 }
 
 describe('/openapi.json', () => {
+  test('is cached as every answer is: a strong ETag, 304 to a client that has it, compressed once asked for so', async () => {
+    const first = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    const etag = first.headers['etag'];
+    assert.match(String(etag), /^"[\w-]+"$/);
+    assert.equal(first.headers['cache-control'], 'no-cache');
+    assert.equal((await t.app.inject({ method: 'GET', url: '/openapi.json', headers: { 'if-none-match': String(etag) } })).statusCode, 304);
+    // A large answer is compressed in the background from its second compressed request.
+    const compressed = async () => t.app.inject({ method: 'GET', url: '/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+    await waitFor(async () => (await compressed()).headers['content-encoding'] === 'gzip', 10_000);
+    const gzipped = await compressed();
+    assert.equal(gunzipSync(gzipped.rawPayload).toString(), first.body);
+    assert.equal(gzipped.headers['etag'], `${String(etag).slice(0, -1)}-gzip"`);
+  });
+
   test('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
     const result = await validator.validate(doc as unknown as Json);

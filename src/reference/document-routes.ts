@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import { Representation } from '../formats/representation.js';
+import { sendAnswer } from '../http/respond.js';
 
 const DOCUMENT_PATH = '/openapi.json';
 const DOCS_PATH = '/docs';
@@ -46,7 +48,7 @@ const hideDocumentCopies: onRequestAsyncHookHandler = async (request, reply) => 
 
 /** `/openapi.json`, built once from the document on first request, and `/docs`. */
 export function registerDocumentRoutes(app: FastifyInstance): void {
-  let document: Buffer | undefined;
+  let document: Representation | undefined;
 
   app.get(
     DOCUMENT_PATH,
@@ -59,9 +61,10 @@ export function registerDocumentRoutes(app: FastifyInstance): void {
         response: { 200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } } },
       },
     },
-    async (_request, reply) => {
-      document ??= Buffer.from(JSON.stringify(app.swagger()));
-      return reply.type('application/json; charset=utf-8').send(document);
+    (request, reply) => {
+      document ??= new Representation(Buffer.from(JSON.stringify(app.swagger())));
+      // It changes only with the server's version: a client that has it revalidates for a 304.
+      return sendAnswer(request, reply, document, 'application/json; charset=utf-8', 'no-cache');
     },
   );
 
