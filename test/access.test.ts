@@ -6,7 +6,7 @@ import { issueToken, revokeToken } from '../src/access/manage-tokens.js';
 import { importFiles } from '../src/import/import-files.js';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
 import { DatabaseBusyError, DEFAULT_LOCK_TIMEOUT_MS } from '../src/store/sql-client.js';
-import { DEMO, TEST_DATABASE, runCli, startTestApp, type TestApp } from './helpers.js';
+import { DEMO, method, TEST_DATABASE, runCli, startTestApp, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -113,12 +113,23 @@ describe('presenting a token', () => {
       assert.equal(refused.headers['www-authenticate'], CHALLENGE, url);
       assert.equal((await get(t, url, { veeziaccesstoken: token })).statusCode, 404, url);
     }
-    for (const method of ['POST', 'DELETE'] as const) {
-      assert.equal((await t.app.inject({ method, url: '/v4/film' })).statusCode, 401, method);
-      const refused = await t.app.inject({ method, url: '/v4/film', headers: { veeziaccesstoken: token } });
-      assert.equal(refused.statusCode, 405, method);
+    for (const name of ['POST', 'DELETE', 'TRACE', 'PROPFIND']) {
+      assert.equal((await t.app.inject({ method: method(name), url: '/v4/film' })).statusCode, 401, name);
+      const refused = await t.app.inject({ method: method(name), url: '/v4/film', headers: { veeziaccesstoken: token } });
+      assert.equal(refused.statusCode, 405, name);
       assert.equal(refused.headers['allow'], 'GET, HEAD');
     }
+  });
+
+  test('the open paths refuse other methods and name nothing missing without asking for a token', async () => {
+    const t = await startTestApp();
+    await issue(t);
+    for (const [name, url] of [['POST', '/healthz'], ['TRACE', '/readyz'], ['POST', '/metrics'], ['PROPFIND', '/openapi.json'], ['DELETE', '/docs'], ['POST', '/whats-on/frame.js'], ['PUT', '/robots.txt']] as const) {
+      const refused = await t.app.inject({ method: method(name), url });
+      assert.equal(refused.statusCode, 405, `${name} ${url}`);
+      assert.equal(refused.headers['allow'], 'GET, HEAD', `${name} ${url}`);
+    }
+    for (const url of ['/images/%ZZ/320/x', '/images/a/320/x/extra', '/IMAGES/a']) assert.equal((await get(t, url)).statusCode, 404, url);
   });
 
   test('a token of a customer without a catalogue sees empty lists and 404s', async () => {

@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { before, describe, test } from 'node:test';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { compareCodePoints } from '../src/catalogue/code-points.js';
-import { DEMO, nonEmpty, parseXmlAnswer, startTestApp, tempDir, varyOf, type TestApp } from './helpers.js';
+import { DEMO, method, nonEmpty, parseXmlAnswer, startTestApp, tempDir, varyOf, type TestApp } from './helpers.js';
 import { FILM, inXmlOrder, PACKAGE, PACKAGE_FILM, PERSON } from './wire-properties.js';
 
 type Json = Record<string, unknown>;
@@ -243,6 +243,15 @@ describe('choosing JSON or XML', () => {
     assert.equal((await get('/v4/film?format=xml', { accept: 'application/json' })).headers['content-type'], 'application/xml; charset=utf-8');
     assert.equal((await get('/v4/film?format=json', { accept: 'application/xml' })).headers['content-type'], 'application/json; charset=utf-8');
     assert.equal((await get('/v4/film?format=yaml&page=2')).headers['content-type'], 'application/json; charset=utf-8');
+    // Given twice alike it counts; given twice otherwise it says nothing, and Accept decides.
+    assert.equal((await get('/v4/film?format=xml&format=xml')).headers['content-type'], 'application/xml; charset=utf-8');
+    assert.equal((await get('/v4/film?format=xml&format=json', { accept: 'text/xml' })).headers['content-type'], 'text/xml; charset=utf-8');
+    // A URL whose escapes cannot be decoded is refused before routing, its query read all the same.
+    for (const [url, accept, type] of [['/v4/film/%ZZ?format=xml', 'application/json', 'xml'], ['/v4/film/%E9?format=json', 'application/xml', 'json']] as const) {
+      const response = await get(url, { accept });
+      assert.equal(response.statusCode, 404, url);
+      assert.equal(response.headers['content-type'], `application/problem+${type}; charset=utf-8`, url);
+    }
   });
 
   test('problems follow the negotiated format', async () => {
@@ -279,9 +288,9 @@ describe('paths, methods and HEAD', () => {
   });
 
   test('other methods answer 405 with Allow: GET, HEAD, whatever the body', async () => {
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'] as const) {
+    for (const name of ['POST', 'PUT', 'DELETE', 'PATCH', 'TRACE', 'PROPFIND', 'SEARCH', 'PURGE']) {
       for (const url of ['/v4/film', '/v4/film/HO00000101', '/v1/filmpackage', '/v1/filmpackage/1']) {
-        const response = await t.app.inject({ method, url, payload: '<not json', headers: { 'content-type': 'application/x-strange' } });
+        const response = await t.app.inject({ method: method(name), url, payload: '<not json', headers: { 'content-type': 'application/x-strange' } });
         assert.equal(response.statusCode, 405, `${method} ${url}`);
         assert.equal(response.headers['allow'], 'GET, HEAD');
         assert.equal(response.json<Json>()['status'], 405);

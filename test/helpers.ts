@@ -15,7 +15,7 @@ import { wallClockTime } from '../src/catalogue/site-time.js';
 import { XmlWriter } from '../src/formats/xml-writer.js';
 import { ATTRIBUTE_SHAPE, FILM_SHAPE, PACKAGE_SHAPE, SCREEN_SHAPE, SESSION_SHAPE, SITE_SHAPE, type WireShape } from '../src/formats/wire-shape.js';
 import type { RatePolicy } from '../src/access/rate-limiter.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { DEFAULT_CUSTOMER } from '../src/catalogue/model.js';
 import { withDatabase as withCommandDatabase } from '../src/cli/command.js';
 import { buildApp } from '../src/http/app.js';
@@ -240,6 +240,11 @@ export async function serve(args: readonly string[], env: NodeJS.ProcessEnv = {}
 }
 
 /** The fields an answer's Vary names, in order of name: which step added which does not matter. */
+/** A request method by its name: light-my-request's type names seven, and it sends any that Node reads. */
+export function method(name: string): NonNullable<InjectOptions['method']> {
+  return name as NonNullable<InjectOptions['method']>;
+}
+
 export function varyOf(response: { headers: Record<string, unknown> }): string {
   return String(response.headers['vary'] ?? '').split(',').map((field) => field.trim()).filter((field) => field !== '').sort().join(', ');
 }

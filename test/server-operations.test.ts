@@ -287,13 +287,16 @@ describe('graceful shutdown', () => {
 });
 
 describe('every request gets an answer', () => {
-  test('paths with escapes in fixed segments, and request targets in absolute form, are answered', async () => {
+  test('odd targets, methods and heads are answered: escapes in fixed segments, absolute form, CONNECT, no Host, an unknown expectation', async () => {
     const server = await serve(['--database', await freshDatabase(), '--seed', DEMO]);
-    const answerTo = async (target: string): Promise<string> => {
+    const exchange = async (request: string): Promise<string> => {
       const socket = await open(server.port);
       const received = collect(socket);
-      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-      const { text } = await received;
+      socket.write(request);
+      return (await received).text;
+    };
+    const answerTo = async (target: string): Promise<string> => {
+      const text = await exchange(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
       return text.slice(0, text.indexOf('\r\n'));
     };
     for (const target of ['/v4/%66ilm', '/v%34/film/HO00000101', '/%76%34/film', '/v4/film/%', '*']) {
@@ -301,6 +304,19 @@ describe('every request gets an answer', () => {
     }
     assert.equal(await answerTo(`http://127.0.0.1:${server.port}/v4/film/HO00000101`), 'HTTP/1.1 200 OK', 'absolute form is routed by its path');
     assert.equal(await answerTo('http://cinema.example/v1/filmpackage/1?format=xml'), 'HTTP/1.1 200 OK');
+
+    // Node would drop CONNECT's connection, and answer the other two with an empty body.
+    const connectAnswer = await exchange('CONNECT cinema.example:443 HTTP/1.1\r\nHost: cinema.example:443\r\n\r\n');
+    assert.match(connectAnswer, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    assert.match(connectAnswer, /"detail":"CONNECT is not allowed here; use GET or HEAD\."\}$/);
+    for (const host of ['', 'Host: \r\n']) {
+      const answer = await exchange(`GET /v1/screen HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/, JSON.stringify(host));
+      assert.match(answer, /"detail":"An HTTP\/1\.1 request names its host in a Host header\."\}$/, JSON.stringify(host));
+    }
+    assert.match(await exchange('GET /healthz HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 200 OK\r\n/, 'HTTP/1.0 has no Host');
+    assert.match(await exchange('GET /whats-on HTTP/1.0\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n[^]*links to itself by the host the request names/, 'the page needs a host to link to');
+    assert.match(await exchange('GET /v1/screen/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n'), /^HTTP\/1\.1 200 OK\r\n/);
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0);
   });

@@ -3,7 +3,8 @@
  * module alone owns the process. Every request goes through fastify: its routes, one access
  * hook on the API routes, one error handler and one not-found handler.
  */
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -19,11 +20,12 @@ import { Metrics } from '../observability/metrics.js';
 import { observeRequests } from '../observability/request-log.js';
 import { accessHook, admit, type AccessPolicy, type TokenDirectory } from './access.js';
 import { corsOptions } from './cors.js';
-import { HttpError, notFound, quote } from './http-error.js';
+import { HttpError, notFound, quote, type Problem } from './http-error.js';
 import { problemBody, PROBLEM_CONTENT_TYPES } from './problem.js';
 import { sendProblem } from './respond.js';
 import { registerCatalogueRoutes } from './routes/catalogue-routes.js';
 import { registerChangeRoutes } from './routes/change-routes.js';
+import { methodNotAllowed, OTHER_METHODS } from './routes/from-catalogue.js';
 import { registerImageRoutes } from './routes/image-routes.js';
 import { registerOperationsRoutes } from './routes/operations-routes.js';
 import { registerShowtimesRoutes } from './routes/showtimes-routes.js';
@@ -89,13 +91,15 @@ function unreadableRequest(code: string | undefined): HttpError {
 
 /** The options of the server fastify makes: the client limits, where they are set. */
 function serverOptions(limits: ConnectionLimits | undefined): FastifyHttpOptions<Server> {
-  if (limits === undefined) return {};
+  // A request with no Host is answered a problem by the access step, rather than Node's bare 400.
+  if (limits === undefined) return { http: { requireHostHeader: false } };
   return {
     connectionTimeout: limits.idleTimeout,
     keepAliveTimeout: limits.keepAliveTimeout,
     requestTimeout: limits.requestTimeout,
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
     http: {
+      requireHostHeader: false,
       headersTimeout: limits.headersTimeout,
       maxHeaderSize: limits.maxHeaderSize,
       // Node looks for overdue headers and requests every 30 s by default; looking more often
@@ -116,10 +120,32 @@ function originForm(request: IncomingMessage): string {
   return parsed === null || parsed.host === '' ? url : `${parsed.pathname}${parsed.search}`;
 }
 
-/** An answer to a path that names nothing, once the access step let the request in. */
-function nothingAt(policy: AccessPolicy, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const refusal = admit(policy, request, reply, undefined);
-  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(pathOf(request.url))}.`));
+const NO_HOST = new HttpError(400, 'Bad Request', 'An HTTP/1.1 request names its host in a Host header.');
+
+/** Where no address needs a key or token: the pictures' (an `<img>` sends none). */
+const OPEN_PREFIX = '/images/';
+
+/**
+ * An answer to a request no route takes: 405 on a path that answers GET (the reference's, the
+ * probes', the page's files, all open to anyone), else 404 once the access step let the request in.
+ */
+function nothingAt(app: FastifyInstance, policy: AccessPolicy, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = pathOf(request.url);
+  if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path }) !== null) return sendProblem(request, reply, methodNotAllowed(request.method));
+  const refusal = path.toLowerCase().startsWith(OPEN_PREFIX) ? undefined : admit(policy, request, reply, undefined);
+  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(path)}.`));
+}
+
+/** A problem written on a connection fastify does not answer, which is then closed. */
+function writeProblemAndClose(socket: Duplex, problem: Problem): void {
+  if (socket.writable) {
+    const body = problemBody('json', problem);
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPES.json}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -145,7 +171,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Paths match in any case, as on the original API; an id of any length names a record or answers 404.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 65_536 },
     // A URL whose escapes cannot be decoded, or whose id is longer than any, names nothing.
-    frameworkErrors: (_error, request, reply) => nothingAt(policy, request, reply),
+    frameworkErrors: (_error, request, reply) => nothingAt(app, policy, request, reply),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
@@ -153,17 +179,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
       metrics.connectionCut(problem.status);
       // The error's raw bytes may hold a token: only its code is logged.
       app.log.debug({ code: error.code, status: problem.status }, 'connection cut');
-      if (socket.writable) {
-        const body = problemBody('json', problem);
-        socket.write(
-          `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPES.json}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-            `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy();
+      writeProblemAndClose(socket, problem);
     },
     // Given a pino instance, fastify's type carries pino's Logger; the rest of the code needs only fastify's logger interface.
   }) as unknown as FastifyInstance;
+
+  for (const method of OTHER_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => writeProblemAndClose(socket, methodNotAllowed('CONNECT')));
+  // An expectation other than 100-continue is passed over, as RFC 9110 §10.1.1 allows, where Node
+  // would answer 417 with no body: no route reads a body, so none is waited for.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => app.server.emit('request', request, response));
 
   // No route reads a request body, so none is parsed or refused for its media type.
   app.removeAllContentTypeParsers();
@@ -180,9 +205,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
 
-  // No answer is to be read as anything but its declared type.
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    // No answer is to be read as anything but its declared type.
     reply.header('x-content-type-options', 'nosniff');
+    // RFC 9112 §3.2; HTTP/1.0 had no Host, and its clients (a probe's) are answered without.
+    if (!request.headers.host && request.raw.httpVersion !== '1.0') {
+      sendProblem(request, reply, NO_HOST);
+      return;
+    }
     done();
   });
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) void app.register(cors, corsOptions(options.corsOrigins));
@@ -208,7 +238,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     registerDocumentRoutes(routes);
   });
 
-  app.setNotFoundHandler((request, reply) => nothingAt(policy, request, reply));
+  app.setNotFoundHandler((request, reply) => nothingAt(app, policy, request, reply));
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendProblem(request, reply, error);
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

@@ -172,7 +172,7 @@ const SITE_READS: readonly ChangeKind[] = ['site'];
 export function registerCatalogueRoutes(app: FastifyInstance, { catalogues, cacheControl, xmlNamespace, access, now }: CatalogueRouteOptions): void {
   function route(url: string, reads: readonly ChangeKind[], schema: ReturnType<typeof catalogueOperation>, answer: CatalogueHandler, wanted?: PartName): void {
     app.get(url, { ...DOCUMENTATION_ONLY, schema, config: { reads }, onRequest: access }, (request, reply) => answerFromCatalogue(catalogues, request, reply, answer, wanted));
-    app.route({ method: [...OTHER_METHODS], url, schema: { hide: true }, onRequest: access, handler: refuseMethod });
+    app.route({ method: OTHER_METHODS, url, schema: { hide: true }, onRequest: access, handler: refuseMethod });
   }
 
   for (const resource of RESOURCES) {

@@ -68,5 +68,5 @@ export function registerChangeRoutes(app: FastifyInstance, { changes, access }: 
     if ('gone' in page) return sendProblem(request, reply, gone(Number(since), page.version));
     return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(page));
   });
-  app.route({ method: [...OTHER_METHODS], url: '/changes', schema: { hide: true }, onRequest: access, handler: refuseMethod });
+  app.route({ method: OTHER_METHODS, url: '/changes', schema: { hide: true }, onRequest: access, handler: refuseMethod });
 }

@@ -3,6 +3,7 @@
  * when it is not published yet, a 503 when it cannot be read, and the refusal of methods other
  * than GET and HEAD.
  */
+import { METHODS } from 'node:http';
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod, RouteShorthandOptions } from 'fastify';
 import type { PartName, PublishedCatalogue } from '../../formats/published-catalogue.js';
 import { HttpError, type Problem } from '../http-error.js';
@@ -11,7 +12,12 @@ import type { CatalogueDirectory } from '../served-catalogues.js';
 
 /** The methods a catalogue path answers; any other is answered 405. */
 export const ALLOWED_METHODS = 'GET, HEAD';
-export const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const;
+/**
+ * Every other method Node reads (TRACE, PROPFIND, …), so that none of them falls through to "not
+ * found"; fastify routes those it does not know once `buildApp` adds them. CONNECT never reaches a
+ * route: Node hands it to the server's `connect` listener.
+ */
+export const OTHER_METHODS = METHODS.filter((method) => method !== 'GET' && method !== 'HEAD' && method !== 'CONNECT');
 
 /**
  * The schemas document: no request is validated by fastify (a malformed id answers 404 and an
@@ -59,6 +65,10 @@ export function answerFromCatalogue(
     : answered;
 }
 
+export function methodNotAllowed(method: string): HttpError {
+  return new HttpError(405, 'Method Not Allowed', `${method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED_METHODS });
+}
+
 export const refuseMethod: RouteHandlerMethod = (request) => {
-  throw new HttpError(405, 'Method Not Allowed', `${request.method} is not allowed here; use GET or HEAD.`, { allow: ALLOWED_METHODS });
+  throw methodNotAllowed(request.method);
 };

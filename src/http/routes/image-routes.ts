@@ -43,5 +43,5 @@ export function registerImageRoutes(app: FastifyInstance, images: Images): void 
       return sendProblem(request, reply, problemOf(error));
     }
   });
-  app.route({ method: [...OTHER_METHODS], url: IMAGE_ROUTE, schema: { hide: true }, handler: refuseMethod });
+  app.route({ method: OTHER_METHODS, url: IMAGE_ROUTE, schema: { hide: true }, handler: refuseMethod });
 }

@@ -122,7 +122,7 @@ export async function sendWritten(request: FastifyRequest, reply: FastifyReply, 
  */
 export function registerProgrammePath(app: FastifyInstance, access: onRequestHookHandler, path: string, route: { readonly schema: FastifySchema; readonly config: FastifyContextConfig }, handler: RouteHandlerMethod): void {
   app.get(path, { ...DOCUMENTATION_ONLY, ...route, onRequest: [readableByPages, access] }, handler);
-  app.route({ method: [...OTHER_METHODS], url: path, schema: { hide: true }, config: route.config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
+  app.route({ method: OTHER_METHODS, url: path, schema: { hide: true }, config: route.config, onRequest: [readableByPages, answerPreflight, access], handler: refuseMethod });
 }
 
 export function registerShowtimesRoutes(app: FastifyInstance, options: ShowtimesRouteOptions): void {

@@ -11,7 +11,7 @@ import { PAGE_ASSETS, type PageAsset } from '../../showtimes/page-assets.js';
 import { PAGE_CONTENT_TYPE, PAGE_PATH } from '../../showtimes/showtimes-page.js';
 import { parseEmbed } from '../../showtimes/showtimes-query.js';
 import { pageOperation } from '../../reference/showtimes-schemas.js';
-import { badParameter } from '../http-error.js';
+import { badParameter, HttpError } from '../http-error.js';
 import { IMMUTABLE, sendAnswer, sendProblem } from '../respond.js';
 import { answerFromShowtimes, PROGRAMME_READS, registerProgrammePath, sendWritten, type ShowtimesRouteOptions } from './showtimes-routes.js';
 
@@ -27,6 +27,8 @@ const UNVERSIONED_ASSET = 'no-cache';
 const ROBOTS_PATH = '/robots.txt';
 const ROBOTS = new Representation(Buffer.from('User-agent: *\nAllow: /\n'));
 const ROBOTS_CACHE_CONTROL = 'public, max-age=86400';
+
+const NO_HOST = new HttpError(400, 'Bad Request', 'The page links to itself by the host the request names: send a Host header.');
 
 /** The key the page's links carry on: the publishable key of the query string, never anything else there. */
 function keyInQuery(request: FastifyRequest): string | undefined {
@@ -44,6 +46,8 @@ export function registerWhatsOnRoutes(app: FastifyInstance, options: ShowtimesRo
   const page = (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> => {
     const embed = parseEmbed(request.query as Record<string, unknown>);
     if (typeof embed !== 'boolean') return sendProblem(request, reply, badParameter(embed.parameter, embed.rule, embed.value));
+    // Only an HTTP/1.0 request comes this far with no host (buildApp refuses others).
+    if (request.host === '') return sendProblem(request, reply, NO_HOST);
     // The scheme a trusted proxy says (X-Forwarded-Proto) is taken only when it is one of the web's.
     const scheme = request.protocol === 'https' ? 'https' : 'http';
     const visit = { key: keyInQuery(request), embed, origin: `${scheme}://${request.host}` };
