@@ -127,8 +127,9 @@ describe('GET /v1/filmpackage and /v1/filmpackage/{id}', () => {
     assert.equal(long.statusCode, 404);
     assert.equal(long.json<Json>()['detail'], `No film package has the id '${'9'.repeat(100)}…'.`, 'a long id is quoted cut short');
     const badEncoding = await get('/v1/filmpackage/%zz');
-    assert.equal(badEncoding.statusCode, 404, 'an escape that cannot be decoded names nothing');
-    assert.equal(badEncoding.json<Json>()['detail'], "Nothing is found at '/v1/filmpackage/%zz'.");
+    assert.equal(badEncoding.statusCode, 404, 'an escape that cannot be decoded is taken as itself');
+    assert.equal(badEncoding.json<Json>()['detail'], "No film package has the id '%zz'.");
+    assert.equal(badEncoding.headers['x-content-type-options'], 'nosniff', 'its answer goes through every hook');
   });
 });
 

@@ -90,6 +90,9 @@ describe('GET /metrics', () => {
       ['GET', '/v1/filmpackage/abc'],
       ['GET', '/nowhere'],
       ['POST', '/v4/film'],
+      // Escapes that cannot be decoded are counted as any request.
+      ['GET', '/v1/filmpackage/%FF'],
+      ['GET', '/nowhere%zz'],
     ];
     for (const [method, url] of requests) await app.inject({ method: method as 'GET', url });
 
@@ -105,10 +108,10 @@ describe('GET /metrics', () => {
     assert.equal(count('/v4/film/:id', '200'), 1);
     assert.equal(count('/v4/film/:id', '404'), 2);
     assert.equal(count('/v1/filmpackage/:id', '200'), 1);
-    assert.equal(count('/v1/filmpackage/:id', '404'), 1);
-    assert.equal(count('unmatched', '404'), 1);
+    assert.equal(count('/v1/filmpackage/:id', '404'), 2);
+    assert.equal(count('unmatched', '404'), 2);
     assert.equal(count('/v4/film', '405'), 1, 'a wrong method on a catalogue path counts under its route');
-    assert.equal(find(samples, 'marquee_http_requests_total').some((sample) => /NOPE|abc|nowhere|\?/.test(sample.labels['route'] ?? '')), false, 'no raw URL in a label');
+    assert.equal(find(samples, 'marquee_http_requests_total').some((sample) => /NOPE|abc|nowhere|%|\?/.test(sample.labels['route'] ?? '')), false, 'no raw URL in a label');
 
     const buckets = find(samples, 'marquee_http_request_duration_seconds_bucket', { route: '/v4/film', status: '200' });
     assert.deepEqual(buckets.map((bucket) => bucket.labels['le']), [...LATENCY_BUCKETS.map(String), '+Inf']);

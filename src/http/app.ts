@@ -110,11 +110,25 @@ function serverOptions(limits: ConnectionLimits | undefined): FastifyHttpOptions
 }
 
 /**
- * A request target in absolute form (`GET http://host/v4/film`), which HTTP/1.1 servers must
- * accept (RFC 9112 §3.2.2), routed by its path and query.
+ * The target fastify routes: one in absolute form (`GET http://host/v4/film`), which HTTP/1.1
+ * servers must accept (RFC 9112 §3.2.2), by its path and query; a path whose escapes cannot be
+ * decoded (`/v4/film/%FF`) with each `%` taken as itself, so that it is routed, answered, logged
+ * and counted as any other, rather than refused before fastify's hooks run.
  */
-function originForm(request: IncomingMessage): string {
-  const url = request.url ?? '/';
+function routableTarget(request: IncomingMessage): string {
+  const url = originForm(request.url ?? '/');
+  if (!url.includes('%')) return url;
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  try {
+    decodeURIComponent(path);
+    return url;
+  } catch {
+    return `${path.replaceAll('%', '%25')}${url.slice(path.length)}`;
+  }
+}
+
+function originForm(url: string): string {
   if (url.startsWith('/')) return url;
   const parsed = URL.parse(url);
   return parsed === null || parsed.host === '' ? url : `${parsed.pathname}${parsed.search}`;
@@ -133,7 +147,8 @@ function nothingAt(app: FastifyInstance, policy: AccessPolicy, request: FastifyR
   const path = pathOf(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path }) !== null) return sendProblem(request, reply, methodNotAllowed(request.method));
   const refusal = path.toLowerCase().startsWith(OPEN_PREFIX) ? undefined : admit(policy, request, reply, undefined);
-  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(path)}.`));
+  // Named as the client wrote it, which routableTarget may have rewritten.
+  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(pathOf(request.originalUrl))}.`));
 }
 
 /** A problem written on a connection fastify does not answer, which is then closed. */
@@ -167,10 +182,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // During a graceful shutdown a request that still reaches an open connection is answered,
     // with `Connection: close`, rather than refused.
     return503OnClosing: false,
-    rewriteUrl: originForm,
+    rewriteUrl: routableTarget,
     // Paths match in any case, as on the original API; an id of any length names a record or answers 404.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 65_536 },
-    // A URL whose escapes cannot be decoded, or whose id is longer than any, names nothing.
+    // A URL the router still cannot read (routableTarget makes every escape readable) names nothing.
     frameworkErrors: (_error, request, reply) => nothingAt(app, policy, request, reply),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
