@@ -124,6 +124,10 @@ test(OUTAGE, { skip: skippedByDesign(OUTAGE) }, async () => {
       assert.equal(response.status, 200);
       assert.equal(await response.text(), before);
     }
+    // The change feed is read from the database at each request: it is unavailable for now.
+    const changes = await fetch(`${server.url}/changes?since=0`);
+    assert.equal(changes.status, 503);
+    assert.equal(changes.headers.get('retry-after'), '1');
   }
 
   await administerPostgres(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);

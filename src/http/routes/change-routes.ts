@@ -10,7 +10,7 @@ import { EVENT_SCHEMA } from '../../reference/change-schemas.js';
 import { problemDocumentation } from '../../reference/api-schemas.js';
 import { badParameter, type Problem } from '../http-error.js';
 import { sendProblem } from '../respond.js';
-import { OTHER_METHODS, refuseMethod } from './from-catalogue.js';
+import { CATALOGUE_UNAVAILABLE, OTHER_METHODS, refuseMethod } from './from-catalogue.js';
 
 export interface ChangeRouteOptions {
   readonly changes: ChangeFeed;
@@ -64,7 +64,11 @@ export function registerChangeRoutes(app: FastifyInstance, { changes, access }: 
     const limitText = query['limit'];
     const limit = limitText === undefined ? DEFAULT_FEED_LIMIT : typeof limitText === 'string' && /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
     if (limit < 1 || limit > MOST_FEED_LIMIT) return sendProblem(request, reply, badParameter('limit', `an integer from 1 to ${MOST_FEED_LIMIT}`, typeof limitText === 'string' ? limitText : undefined));
-    const page = await changes.page(request.customer, Number(since), limit);
+    const page = await changes.page(request.customer, Number(since), limit).catch((error: unknown) => {
+      request.log.error({ err: error }, 'reading the changes failed');
+      return undefined;
+    });
+    if (page === undefined) return sendProblem(request, reply, CATALOGUE_UNAVAILABLE);
     if ('gone' in page) return sendProblem(request, reply, gone(Number(since), page.version));
     return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(page));
   });

@@ -34,8 +34,8 @@ export function when<T, Result>(value: T | Promise<T>, then: (value: T) => Resul
   return value instanceof Promise ? value.then(then) : then(value);
 }
 
-/** Answered when a customer's catalogue is not held and the database cannot be read to build it. */
-const CATALOGUE_UNAVAILABLE: Problem = {
+/** Answered when what a request reads is neither held nor readable from the database now. */
+export const CATALOGUE_UNAVAILABLE: Problem = {
   status: 503,
   title: 'Service Unavailable',
   detail: 'The catalogue cannot be read from the database now; try again shortly.',
