@@ -171,6 +171,12 @@ describe('marquee import', () => {
       assert.doesNotMatch(result.stderr, /\n\s+at /, name);
     }
     assert.deepEqual(await exportCatalogue(database), before);
+    // A database where no directory can be made: under /proc, Node's own making of parents never ends.
+    for (const [place, expected] of [['/proc/marquee-nothing/x.db', /ENOENT.*'\/proc\/marquee-nothing'/], [join(work, 'broken.json', 'x.db'), /broken\.json is a file, not a directory/]] as const) {
+      const result = await runCli(['import', '--database', place, join(DEMO, 'films.json')]);
+      assert.equal(result.status, 1, place);
+      assert.match(result.stderr, expected, place);
+    }
   });
 
   test('reads XML in the API\'s own shape, list or single record', async () => {

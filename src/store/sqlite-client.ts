@@ -1,7 +1,8 @@
-import { mkdirSync, watch } from 'node:fs';
+import { watch } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { makeDirectory } from './make-directory.js';
 import {
   DatabaseBusyError,
   DatabaseFullError,
@@ -79,7 +80,7 @@ export class SqliteClient implements SqlClient {
   ) {}
 
   static open(path: string, lockWait: LockWait = { timeoutMs: DEFAULT_LOCK_TIMEOUT_MS }): SqliteClient {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') makeDirectory(dirname(path));
     const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
     turnToWal(db);
     db.exec('PRAGMA synchronous = NORMAL');
