@@ -77,17 +77,9 @@ interface Presented {
   readonly inQuery: boolean;
 }
 
-/**
- * The values of `?key=`: from the parsed query, or from the URL itself where routing failed
- * before the query was parsed (a path with a malformed escape).
- */
+/** The values of `?key=`. */
 function keyParameter(request: FastifyRequest): unknown {
-  const query = request.query as Record<string, unknown> | null | undefined;
-  if (query !== null && query !== undefined) return query[KEY_PARAMETER];
-  const start = request.url.indexOf('?');
-  if (start === -1) return undefined;
-  const keys = new URLSearchParams(request.url.slice(start + 1)).getAll(KEY_PARAMETER);
-  return keys.length > 1 ? keys : keys[0];
+  return (request.query as Record<string, unknown>)[KEY_PARAMETER];
 }
 
 /** The token a request presents: VeeziAccessToken, as Veezi clients send it, a bearer token, or a key in the query string. */

@@ -4,6 +4,7 @@
  * hook on the API routes, one error handler and one not-found handler.
  */
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -185,8 +186,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
     rewriteUrl: routableTarget,
     // Paths match in any case, as on the original API; an id of any length names a record or answers 404.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 65_536 },
-    // A URL the router still cannot read (routableTarget makes every escape readable) names nothing.
-    frameworkErrors: (_error, request, reply) => nothingAt(app, policy, request, reply),
+    // A URL the router refuses (an id longer than any) names nothing. Refused before its query was
+    // parsed, it is given it here: its key and format count as on any request.
+    frameworkErrors: (_error, request, reply) => {
+      const queryAt = request.url.indexOf('?');
+      request.query = parseQuery(queryAt === -1 ? '' : request.url.slice(queryAt + 1));
+      return nothingAt(app, policy, request, reply);
+    },
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
       if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -43,15 +43,8 @@ export function prefersHtml(request: FastifyRequest): boolean {
 }
 
 function formatParameter(request: FastifyRequest): 'json' | 'xml' | undefined {
-  const query = request.query as { format?: unknown } | null | undefined;
-  // A request refused before routing (a URL whose escapes cannot be decoded) has no parsed query.
-  const given = query === null || query === undefined ? formatsInUrl(request.url) : query.format;
+  const given = (request.query as { format?: unknown }).format;
   // Given more than once alike, it is as once; otherwise it says nothing, as an unknown value.
   const format = Array.isArray(given) && given.every((value) => value === given[0]) ? given[0] : given;
   return format === 'json' || format === 'xml' ? format : undefined;
-}
-
-function formatsInUrl(url: string): string[] {
-  const start = url.indexOf('?');
-  return start === -1 ? [] : new URLSearchParams(url.slice(start + 1)).getAll('format');
 }
