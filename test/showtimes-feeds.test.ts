@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import ICAL from 'ical.js';
 import jsonld from 'jsonld';
-import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, sessionStarting, startTestApp, tempDir, wallClockIn, type TestApp } from './helpers.js';
+import { appWithSessions, DEMO_FILES, DEMO_ZONE, demoRecords, freshDatabase, runCli, sessionStarting, startTestApp, tempDir, wallClockIn, type TestApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -88,19 +88,34 @@ describe('GET /programme.ics', () => {
   test('escapes and folds any text, and links each session on sale to its booking page', async () => {
     const dir = await tempDir();
     const synopsis = 'Line one, with commas; semicolons \\ and a backslash.\nLine two: 狂った一頁 — Человек с киноаппаратом, '.repeat(3);
-    const film = { ...((await demoRecords('films'))[0] as Json), Id: 'ODD', Title: 'Tom, Jerry; & Co. \\ "Friends"', Synopsis: synopsis };
+    const film = { ...((await demoRecords('films'))[0] as Json), Id: 'ODD', Title: 'Tom, Jerry; & Co. \\ "Friends" </script>', Synopsis: synopsis };
     await writeFile(join(dir, 'odd-film.json'), JSON.stringify(film));
     const now = Date.parse('2026-11-26T21:00:00Z');
     const sessionsFile = join(dir, 'sessions.json');
-    await writeFile(sessionsFile, JSON.stringify([sessionStarting(1, '2026-11-27T19:30:00', { FilmId: 'ODD', Title: 'Odd' })]));
-    const t = await startTestApp([...DEMO_FILES.filter((file) => !file.endsWith('sessions.json')), join(dir, 'odd-film.json'), sessionsFile], { now: () => now });
+    const oddSession = (overrides: Json) => JSON.stringify([sessionStarting(1, '2026-11-27T19:30:00', { FilmId: 'ODD', Title: 'Odd', ...overrides })]);
+    const files = [...DEMO_FILES.filter((file) => !file.endsWith('sessions.json')), join(dir, 'odd-film.json'), sessionsFile];
+    // A line break would end the feed's line: such a Url is refused, as the URL parser would pass over it.
+    await writeFile(sessionsFile, oddSession({ Url: 'https://tickets.example/1\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nSUMMARY:Free tickets' }));
+    const refused = await runCli(['import', '--database', await freshDatabase(), ...files]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /Url: must be empty or an absolute http\(s\) URL/);
+    // A session that ends as it starts, which the import allows, has no DTEND, which must come after DTSTART.
+    const instant = '2026-11-27T19:30:00';
+    await writeFile(sessionsFile, oddSession({ Url: 'https://tickets.example/1?seat="A 1"', SalesCutOffTime: instant, FeatureStartTime: instant, FeatureEndTime: instant }));
+    const t = await startTestApp(files, { now: () => now });
     const calendar = await body(t, '/programme.ics', 'text/calendar; charset=utf-8');
     assert.ok(calendar.split('\r\n').every((line) => Buffer.byteLength(line) <= 75));
-    assert.match(calendar, /\r\nSUMMARY:Tom\\, Jerry\\; & Co\. \\\\ "Friends"\r\n/);
+    assert.match(calendar, /\r\nSUMMARY:Tom\\, Jerry\\; & Co\. \\\\ "Friends" <\/script>\r\n/);
     const [event] = events(calendar).map((component) => new ICAL.Event(component));
     assert.equal(event?.summary, film.Title);
     assert.equal(event?.description, synopsis);
-    assert.equal(event?.component.getFirstPropertyValue('url'), 'https://tickets.example/1');
+    assert.equal(event?.component.getFirstPropertyValue('url'), 'https://tickets.example/1?seat=%22A%201%22', 'a URI, what none may hold escaped');
+    assert.equal(event?.component.getFirstPropertyValue('dtend'), null);
+    assert.equal(event?.duration.toSeconds(), 0);
+    // JSON-LD a page may paste into a <script> element as it is.
+    const linkedData = await body(t, '/programme.jsonld', 'application/ld+json; charset=utf-8');
+    assert.doesNotMatch(linkedData, /</);
+    assert.equal(((JSON.parse(linkedData) as Json)['event'] as Json[])[0]?.['name'], film.Title);
   });
 
   test('keeps its bytes and ETag while nothing changes', async () => {

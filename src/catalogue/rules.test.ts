@@ -152,6 +152,8 @@ test('URLs are null, empty or absolute http(s)', () => {
   assert.ok(!isHttpUrl('/posters/a.jpg'));
   assert.ok(!isHttpUrl('https://'));
   assert.ok(!isHttpUrl('javascript:alert(1)'));
+  assert.ok(!isHttpUrl('https://tickets.example/1\r\nEND:VEVENT'), 'the URL parser passes over line breaks and tabs; the rule does not');
+  assert.ok(!isHttpUrl('https://tickets.example/\t1'));
   assert.match(filmProblems({ FilmTrailerUrl: 'www.example.org/t.mp4' }).join(), /^FilmTrailerUrl: must be empty or an absolute http\(s\) URL$/);
 });
 

@@ -39,7 +39,8 @@ export function isCalendarDateTime(text: string): boolean {
 }
 
 export function isHttpUrl(text: string): boolean {
-  if (!/^https?:\/\//i.test(text)) return false;
+  // The URL parser passes over tabs and line breaks, which would end a line of the calendar feed.
+  if (!/^https?:\/\//i.test(text) || /[^\u0020-\u007e\u0080-\uffff]/.test(text)) return false;
   try {
     return new URL(text).host !== '';
   } catch {

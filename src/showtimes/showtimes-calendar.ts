@@ -72,14 +72,16 @@ export function showtimesCalendar(selection: Selection, { customer, changedAt }:
         `UID:${showing.id}.${customer}@marquee`,
         `DTSTAMP:${stamp}`,
         `DTSTART:${utcDateTime(showing.startInstant)}`,
-        `DTEND:${utcDateTime(showing.endInstant)}`,
-        `SUMMARY:${escapeText(feature.title)}`,
-        `LOCATION:${escapeText(`${site.name}, ${showing.screen.name}`)}`,
       );
+      // DTEND must come after DTSTART (RFC 5545 §3.8.2.2); with none, an event lasts no time.
+      if (showing.endInstant > showing.startInstant) lines.push(`DTEND:${utcDateTime(showing.endInstant)}`);
+      lines.push(`SUMMARY:${escapeText(feature.title)}`, `LOCATION:${escapeText(`${site.name}, ${showing.screen.name}`)}`);
       // The access terms are the vocabulary's own words, which need no escaping.
       if (showing.access.length > 0) lines.push(`CATEGORIES:${showing.access.join(',')}`);
-      // A URL is a URI value, not TEXT: it is written as it is.
-      if (onSale && showing.url !== null) lines.push(`URL:${showing.url}`);
+      // A URL is a URI value, not TEXT: written as WHATWG serializes it, with what no URI holds (a
+      // space, a quote, a line break) escaped, so that it can never end its line.
+      const url = onSale && showing.url !== null ? URL.parse(showing.url)?.href : undefined;
+      if (url !== undefined) lines.push(`URL:${url}`);
       if (feature.synopsis !== null && feature.synopsis !== '') lines.push(`DESCRIPTION:${escapeText(feature.synopsis)}`);
       lines.push('END:VEVENT');
     }

@@ -49,7 +49,16 @@ function availability(showing: Showing): ItemAvailability {
   return showing.fewTicketsLeft ? 'https://schema.org/LimitedAvailability' : 'https://schema.org/InStock';
 }
 
-export function showtimesLinkedData(selection: Selection, pictures: PictureDirectory): WithContext<MovieTheaterLeaf> {
+/**
+ * The selection as JSON-LD text that a page may put in a `<script type="application/ld+json">`
+ * as it is, as the programme's guide advises and the page does: no `<` in it can close the
+ * element or open a comment (each is written `\u003c`, the same JSON).
+ */
+export function showtimesLinkedDataText(selection: Selection, pictures: PictureDirectory): string {
+  return JSON.stringify(showtimesLinkedData(selection, pictures)).replace(/</g, '\\u003c');
+}
+
+function showtimesLinkedData(selection: Selection, pictures: PictureDirectory): WithContext<MovieTheaterLeaf> {
   const { site } = selection;
   const address = postalAddress(site);
   // Each event names its theatre with its address, as search engines require of an event's location.

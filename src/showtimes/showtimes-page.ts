@@ -18,7 +18,7 @@ import { html, raw, type Html } from './html.js';
 import { HEIGHT_SCRIPT, PAGE_ICON, PAGE_STYLESHEET } from './page-assets.js';
 import type { PageDressing } from './page-dressing.js';
 import type { Feature, FeatureSessions, Selection, ShownSession, ShowtimesSite } from './showings.js';
-import { showtimesLinkedData } from './showtimes-linked-data.js';
+import { showtimesLinkedDataText } from './showtimes-linked-data.js';
 import { DEFAULT_DAYS, type ShowtimesQuery } from './showtimes-query.js';
 
 export const PAGE_PATH = '/whats-on';
@@ -259,11 +259,6 @@ function zoneText(site: ShowtimesSite): string {
   return site.country.trim() === '' ? `Times are the cinema’s local times (${site.timeZone}).` : `Times are the cinema’s local times, in ${site.country} (${site.timeZone}).`;
 }
 
-/** JSON in a `<script>` data block: no `<` can close the element or open a comment. */
-function dataBlock(value: unknown): Html {
-  return raw(JSON.stringify(value).replace(/</g, '\\u003c'));
-}
-
 function pageTitle(selection: Selection, context: PageContext): string {
   const film = context.query.films.length === 1 ? selection.features.find((shown) => shown.feature.kind === 'film') : undefined;
   return film === undefined ? `What’s on at ${selection.site.name}` : `${film.feature.title} at ${selection.site.name}`;
@@ -306,7 +301,7 @@ export function showtimesPage(selection: Selection, context: PageContext): strin
 <link rel="stylesheet" href="${PAGE_STYLESHEET.href}">
 <link rel="icon" href="${PAGE_ICON.href}" type="image/svg+xml">
 ${context.dressing.badgeStyle !== '' && html`<style>${raw(context.dressing.badgeStyle)}</style>
-`}${context.embed ? html`<script src="${HEIGHT_SCRIPT.href}" defer></script>` : html`<script type="application/ld+json">${dataBlock(showtimesLinkedData(selection, context.pictures))}</script>`}
+`}${context.embed ? html`<script src="${HEIGHT_SCRIPT.href}" defer></script>` : html`<script type="application/ld+json">${raw(showtimesLinkedDataText(selection, context.pictures))}</script>`}
 </head>
 <body>
 ${!context.embed && header(site)}<div class="width">

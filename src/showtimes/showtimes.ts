@@ -16,7 +16,7 @@ import { ComingSoon, type ComingSelection } from './coming-soon.js';
 import { comingSoonJson, ProgrammeTexts, showtimesJson } from './showtimes-json.js';
 import { PageDressing } from './page-dressing.js';
 import { showtimesPage, type PageVisit } from './showtimes-page.js';
-import { showtimesLinkedData } from './showtimes-linked-data.js';
+import { showtimesLinkedDataText } from './showtimes-linked-data.js';
 import type { ShowtimesQuery } from './showtimes-query.js';
 import { Showings, type Selection } from './showings.js';
 
@@ -171,7 +171,7 @@ export class Showtimes {
   private write(format: ShowtimesFormat, selection: Selection, pictures: PictureDirectory): Omit<Written, 'until'> {
     if (format === 'json') return showtimesJson(selection, pictures, this.texts);
     if (format === 'calendar') return { body: Buffer.from(showtimesCalendar(selection, { customer: this.customer, changedAt: this.changedAt })) };
-    return { body: Buffer.from(JSON.stringify(showtimesLinkedData(selection, pictures))) };
+    return { body: Buffer.from(showtimesLinkedDataText(selection, pictures)) };
   }
 
   private letGoOldest(): void {
