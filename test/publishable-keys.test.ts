@@ -32,6 +32,19 @@ async function closedDemo(options: TestAppOptions = {}): Promise<{ t: TestApp; s
 }
 
 describe('a publishable key', () => {
+  test('in the query string with another credential in a header is refused: a page and its cache carry the key of its address', async () => {
+    const { t, secret, key } = await closedDemo();
+    const otherKey = await issue(t, { kind: 'publishable' }, 'other-cinema');
+    for (const path of ['/whats-on', '/programme']) {
+      for (const headers of [{ authorization: `Bearer ${otherKey}` }, { veeziaccesstoken: secret }]) {
+        const refused = await get(t, `${path}?key=${key}&format=json`, headers);
+        assert.equal(refused.statusCode, 400, path);
+        assert.match(String(refused.json<Json>()['detail']), /a token in a header and another key in the query string/);
+      }
+      assert.equal((await get(t, `${path}?key=${key}`, { authorization: `Bearer ${key}` })).statusCode, 200, `${path}: the same key twice`);
+    }
+  });
+
   test('reads the programme in each format, in ?key= or a token header, as a secret token reads it, and lets shared caches keep it', async () => {
     const { t, secret, key } = await closedDemo();
     assert.match(key, /^mq_pub_/);

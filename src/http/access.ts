@@ -69,6 +69,12 @@ export const NO_KEY = unauthorized('The programme needs a publishable key (?key=
 const SECRET_IN_QUERY = unauthorized(
   'A secret token is never accepted in the query string, where logs and browser histories keep it: send it as VeeziAccessToken or Authorization: Bearer, and revoke this one. Web pages and links use a publishable key (marquee token create --public).',
 );
+const TWO_CREDENTIALS: Problem = {
+  status: 400,
+  title: 'Bad Request',
+  detail: 'The request presents a token in a header and another key in the query string: send one.',
+  headers: {},
+};
 const OUTSIDE_PROGRAMME = forbidden(`A publishable key reads only the programme: ${PROGRAMME_PATHS}.`);
 
 /** A credential as the request presents it, and whether it came in the query string. */
@@ -82,8 +88,22 @@ function keyParameter(request: FastifyRequest): unknown {
   return (request.query as Record<string, unknown>)[KEY_PARAMETER];
 }
 
-/** The token a request presents: VeeziAccessToken, as Veezi clients send it, a bearer token, or a key in the query string. */
+/**
+ * The token a request presents: VeeziAccessToken, as Veezi clients send it, a bearer token, or a
+ * key in the query string. One in a header and another in the query is refused: the page's links
+ * carry the key of its address, and a cache keeps the answer under that address.
+ */
 function presentedToken(request: FastifyRequest, reads: Reads | undefined): Presented | Problem {
+  const inHeader = headerToken(request);
+  const key = keyParameter(request);
+  if (inHeader !== undefined) return 'token' in inHeader && key !== undefined && key !== inHeader.token ? TWO_CREDENTIALS : inHeader;
+  if (key === undefined) return reads === 'programme' ? NO_KEY : NO_TOKEN;
+  if (typeof key !== 'string' || !TOKEN.test(key)) return unauthorized('The key parameter must hold one publishable key.');
+  return { token: key, inQuery: true };
+}
+
+/** The token of VeeziAccessToken or of a bearer Authorization, if the request has either. */
+function headerToken(request: FastifyRequest): Presented | Problem | undefined {
   const veezi = request.headers['veeziaccesstoken'];
   if (veezi !== undefined) {
     // Node joins a repeated header with commas, which no token holds: it is refused as malformed.
@@ -91,14 +111,9 @@ function presentedToken(request: FastifyRequest, reads: Reads | undefined): Pres
     return { token: veezi, inQuery: false };
   }
   const authorization = request.headers.authorization;
-  if (authorization !== undefined) {
-    const token = BEARER.exec(authorization)?.[1];
-    return token === undefined ? unauthorized('The Authorization header must be Bearer followed by an access token.') : { token, inQuery: false };
-  }
-  const key = keyParameter(request);
-  if (key === undefined) return reads === 'programme' ? NO_KEY : NO_TOKEN;
-  if (typeof key !== 'string' || !TOKEN.test(key)) return unauthorized('The key parameter must hold one publishable key.');
-  return { token: key, inQuery: true };
+  if (authorization === undefined) return undefined;
+  const token = BEARER.exec(authorization)?.[1];
+  return token === undefined ? unauthorized('The Authorization header must be Bearer followed by an access token.') : { token, inQuery: false };
 }
 
 interface Admission {
