@@ -92,15 +92,16 @@ function unreadableRequest(code: string | undefined): HttpError {
 
 /** The options of the server fastify makes: the client limits, where they are set. */
 function serverOptions(limits: ConnectionLimits | undefined): FastifyHttpOptions<Server> {
-  // A request with no Host is answered a problem by the access step, rather than Node's bare 400.
-  if (limits === undefined) return { http: { requireHostHeader: false } };
+  // A request with no Host gets a problem from buildApp's first hook, rather than Node's bare 400.
+  const http = { requireHostHeader: false };
+  if (limits === undefined) return { http };
   return {
     connectionTimeout: limits.idleTimeout,
     keepAliveTimeout: limits.keepAliveTimeout,
     requestTimeout: limits.requestTimeout,
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
     http: {
-      requireHostHeader: false,
+      ...http,
       headersTimeout: limits.headersTimeout,
       maxHeaderSize: limits.maxHeaderSize,
       // Node looks for overdue headers and requests every 30 s by default; looking more often
