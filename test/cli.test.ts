@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { DEMO, demoDatabase, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
@@ -223,6 +223,27 @@ describe('marquee export', () => {
       assert.deepEqual(await exportCatalogue(copy, 'json'), await exportCatalogue(database, 'json'), format);
       assert.deepEqual(await exportCatalogue(copy, 'xml'), await exportCatalogue(database, 'xml'), format);
     }
+  });
+
+  test('leaves in DIR only what this export wrote, so a list emptied since, or the other format, is not read back', async () => {
+    const database = await demoDatabase();
+    const out = join(await tempDir(), 'out');
+    await mkdir(out);
+    await writeFile(join(out, 'notes.txt'), 'kept');
+    assert.equal((await runCli(['export', '--database', database, '--out', out])).status, 0);
+    assert.equal((await runCli(['import', '--database', database, '--replace', join(DEMO, 'screens.json')])).status, 0);
+    const again = await runCli(['export', '--database', database, '--out', out]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, / 0 site /);
+    assert.deepEqual((await readdir(out)).sort(), ['attributes.json', 'filmpackages.json', 'films.json', 'notes.txt', 'screens.json', 'sessions.json']);
+
+    const xml = await runCli(['export', '--database', database, '--out', out, '--format', 'xml']);
+    assert.equal(xml.status, 0, xml.stderr);
+    assert.deepEqual((await readdir(out)).sort(), ['attributes.xml', 'filmpackages.xml', 'films.xml', 'notes.txt', 'screens.xml', 'sessions.xml']);
+    const copy = await demoDatabase();
+    const result = await runCli(['import', '--database', copy, '--replace', out]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.deepEqual(await exportCatalogue(copy), await exportCatalogue(database));
   });
 });
 

@@ -1,5 +1,5 @@
 /** Writes a customer's catalogue as the files that `import --replace` reads back to the same catalogue. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LISTED_KINDS } from '../catalogue/catalogue-change.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
@@ -35,6 +35,9 @@ const LIST_FILES: readonly (readonly [file: string, collection: CollectionName])
   ['attributes', 'attribute'],
 ];
 
+/** Every file an export may write, in either format. */
+const EXPORT_FILES: readonly string[] = [...LIST_FILES.map(([file]) => file), 'site', 'sessions'].flatMap((name) => [`${name}.json`, `${name}.xml`]);
+
 export async function exportFiles(db: SqlClient, xml: XmlWriter, options: ExportOptions): Promise<ExportResult> {
   const stored = storedCatalogue(db, options.customer);
   const snapshot = await stored.snapshot(new Set(LISTED_KINDS));
@@ -52,6 +55,10 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
     await writeFile(file, answer[options.format].body);
     files.push(file);
   }
+  // A file an earlier export left, of a list now empty (the site) or in the other format, would be
+  // read back by `import --replace DIR`, bringing back what was deleted or failing on two of a kind.
+  const written = new Set(answers.map(([name]) => `${name}.${options.format}`));
+  for (const name of EXPORT_FILES) if (!written.has(name)) await rm(join(options.directory, name), { force: true });
   return {
     files,
     films: snapshot.films.length,
