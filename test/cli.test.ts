@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { DEMO, demoDatabase, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
@@ -244,6 +244,37 @@ describe('marquee export', () => {
     const result = await runCli(['import', '--database', copy, '--replace', out]);
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(await exportCatalogue(copy), await exportCatalogue(database));
+  });
+});
+
+describe('a command that only reads', () => {
+  test('refuses a SQLite database that is not there, naming it, and makes none', async () => {
+    const missing = join(await tempDir(), 'typo', 'marquee.db');
+    const film = await writeJson('one-film.json', demoFilms[0]);
+    for (const args of [
+      ['export', '--out', join(work, 'never')],
+      ['token', 'list'],
+      ['sync', 'status'],
+      ['access', 'list', '--customer', 'alpha'],
+      ['webhook', 'list'],
+      ['webhook', 'deliveries'],
+      ['import', '--dry-run', film],
+    ]) {
+      const result = await runCli([...args, '--database', missing]);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.equal(result.stderr, `marquee: no database at ${missing} (--database); import creates one\n`, args.join(' '));
+    }
+    await assert.rejects(stat(join(missing, '..')), { code: 'ENOENT' });
+    await assert.rejects(stat(join(work, 'never')), { code: 'ENOENT' });
+  });
+
+  test('export refuses a customer the database never held, writing nothing', async () => {
+    const database = await demoDatabase();
+    const out = join(await tempDir(), 'out');
+    const result = await runCli(['export', '--database', database, '--customer', 'alpha', '--out', out]);
+    assert.equal(result.status, 1);
+    assert.equal(result.stderr, "marquee: export: customer 'alpha' has no catalogue in this database: nothing was ever imported or synced for it; nothing was written\n");
+    await assert.rejects(stat(out), { code: 'ENOENT' });
   });
 });
 

@@ -156,6 +156,13 @@ export function withDatabase<T>(database: string, work: (db: SqlClient) => Promi
   return withCommandDatabase({ database: parseDatabaseSpec(database), lockTimeout: DEFAULT_LOCK_TIMEOUT_MS }, work);
 }
 
+/** A fresh database with its schema and nothing in it, as a command that writes leaves one: a command that only reads makes none. */
+export async function emptyDatabase(): Promise<string> {
+  const database = await freshDatabase();
+  await withDatabase(database, async () => undefined);
+  return database;
+}
+
 /**
  * A fresh database holding the demo catalogue. Imported in this process, as `marquee import`
  * would: the tests of the command line run it themselves, and a process for every test's

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { before, describe, test } from 'node:test';
-import { DEMO, exportCatalogue, freshDatabase, runCli, serve, tempDir, waitFor, withDatabase } from './helpers.js';
+import { DEMO, emptyDatabase, exportCatalogue, freshDatabase, runCli, serve, tempDir, waitFor, withDatabase } from './helpers.js';
 import { changeSeats, demoUpstream, issueTokens, mirrored, passOn, requestsFor, startSync, syncStatus, upstreamServer, upstreamsFile, type DemoUpstream, type Json } from './upstreams.js';
 
 const CINEMAS = ['cinema-a', 'cinema-b', 'cinema-c'];
@@ -45,7 +45,7 @@ describe('marquee sync --upstreams', () => {
   });
 
   test('a bad line is reported with its number, and nothing starts', { timeout: 60_000 }, async () => {
-    const local = await freshDatabase();
+    const local = await emptyDatabase();
     const file = join(await tempDir(), 'upstreams.tsv');
     await writeFile(file, `cinema-a\t${upstream.url}\t${upstream.tokens['cinema-a']}\n\n# cinema-b below\ncinema-b\t${upstream.url}/?key=x\t-\n`);
     const result = await runCli(['sync', '--database', local, '--upstreams', file]);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DEMO, freshDatabase, runCli } from './helpers.js';
+import { DEMO, emptyDatabase, freshDatabase, runCli } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -111,10 +111,11 @@ describe('marquee token', () => {
   });
 
   test('an empty list says the service is open', async () => {
-    const result = await runCli(['token', 'list', '--database', await freshDatabase()]);
+    const database = await emptyDatabase();
+    const result = await runCli(['token', 'list', '--database', database]);
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /^No token was ever issued: the default customer is served without one\./);
-    assert.equal((await runCli(['token', 'list', '--json', '--database', await freshDatabase()])).stdout, '[]\n');
+    assert.equal((await runCli(['token', 'list', '--json', '--database', database])).stdout, '[]\n');
   });
 
   test('revoking an id never issued fails, naming it', async () => {

@@ -112,7 +112,7 @@ async function runList(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(ACCESS_LIST_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(ACCESS_LIST_COMMAND)), 0;
   const settings = resolveSettings(ACCESS_LIST_COMMAND.settings, parsed.values);
-  const attributes = await withDatabase(settings, (db) => listAccess(db, settings.customer));
+  const attributes = await withDatabase(settings, (db) => listAccess(db, settings.customer), { existing: true });
   console.log(parsed.values['json'] === true ? JSON.stringify(attributes, null, 2) : formatAccessTable(attributes, settings.customer));
   return 0;
 }

@@ -1,7 +1,7 @@
 /** What every command shares: its flags, parsed strictly, and its help text. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, SETTINGS, describeSettings, helpLine, type SettingName, type Settings } from '../config.js';
-import { openDatabase } from '../store/database.js';
+import { NoDatabaseError, openDatabase, type DatabaseSpec, type OpenOptions } from '../store/database.js';
 import type { LockWait, SqlClient } from '../store/sql-client.js';
 
 export interface CommandSpec {
@@ -94,9 +94,24 @@ export function commandLockWait(settings: Settings<'lockTimeout'>): LockWait {
   };
 }
 
-/** Runs `work` on the command's database, waiting for other writers as --lock-timeout allows, and closes it. */
-export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, work: (db: SqlClient) => Promise<T>): Promise<T> {
-  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
+/**
+ * Opens the command's database. A command that only reads asks for one that is there already
+ * (`existing`): it would otherwise make a mistyped --database, and read it as an empty catalogue
+ * (whose export, imported with --replace, would empty the real one).
+ */
+export async function openCommandDatabase(database: DatabaseSpec, options: OpenOptions): Promise<SqlClient> {
+  return openDatabase(database, options).catch((error: unknown) => {
+    if (error instanceof NoDatabaseError) throw new ConfigError(`${error.message} (--database); import creates one`);
+    throw error;
+  });
+}
+
+/**
+ * Runs `work` on the command's database, waiting for other writers as --lock-timeout allows, and
+ * closes it; `existing` for a command that only reads.
+ */
+export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeout'>, work: (db: SqlClient) => Promise<T>, options: Pick<OpenOptions, 'existing'> = {}): Promise<T> {
+  const db = await openCommandDatabase(settings.database, { ...options, lockWait: commandLockWait(settings) });
   try {
     return await work(db);
   } finally {

@@ -1,8 +1,8 @@
 import { ConfigError, resolveSettings } from '../config.js';
 import { exportFiles } from '../import/export-files.js';
 import { XmlWriter } from '../formats/xml-writer.js';
-import { openDatabase } from '../store/database.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { loadCatalogueVersion } from '../store/catalogue-repository.js';
+import { commandHelp, openCommandDatabase, parseCommand, type CommandSpec } from './command.js';
 
 export const EXPORT_COMMAND: CommandSpec = {
   name: 'export',
@@ -25,8 +25,12 @@ export async function runExport(args: readonly string[]): Promise<number> {
   if (typeof directory !== 'string' || directory === '') throw new ConfigError('export: --out DIR is required');
   const format = parsed.values['format'] ?? 'json';
   if (format !== 'json' && format !== 'xml') throw new ConfigError(`export: --format must be json or xml, got '${String(format)}'`);
-  const db = await openDatabase(settings.database);
+  const db = await openCommandDatabase(settings.database, { existing: true });
   try {
+    // A customer never loaded has nothing to export: empty lists, imported with --replace, would empty a catalogue.
+    if ((await loadCatalogueVersion(db, settings.customer)) === 0) {
+      throw new Error(`export: customer '${settings.customer}' has no catalogue in this database: nothing was ever imported or synced for it; nothing was written`);
+    }
     const result = await exportFiles(db, new XmlWriter(settings.xmlNamespace), { customer: settings.customer, directory, format });
     console.log(
       `Exported ${result.films} films, ${result.packages} packages, ${result.screens} screens, ${result.attributes} attributes, ` +

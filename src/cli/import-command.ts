@@ -4,8 +4,7 @@ import type { ChangeKind } from '../catalogue/catalogue-change.js';
 import { CHANGE_KIND_OF, type RecordKind } from '../formats/record-kinds.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
-import { openDatabase } from '../store/database.js';
-import { commandHelp, commandLockWait, parseCommand, type CommandSpec } from './command.js';
+import { commandHelp, commandLockWait, openCommandDatabase, parseCommand, type CommandSpec } from './command.js';
 import { yieldToServers } from './batch-priority.js';
 import { importCustomers } from './import-customers.js';
 import { expandInputs } from './input-files.js';
@@ -79,7 +78,7 @@ export async function runImport(args: readonly string[]): Promise<number> {
   const files = await expandInputs(parsed.positionals);
   const progress = progressReporter(process.stderr);
   const started = performance.now();
-  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
+  const db = await openCommandDatabase(settings.database, { existing: dryRun, lockWait: commandLockWait(settings) });
   try {
     const result = await importFiles(db, {
       customer: settings.customer,

@@ -10,8 +10,7 @@ import { CUSTOMER_KEY_PATTERN, CUSTOMER_KEY_RULE } from '../catalogue/model.js';
 import { problemLines, UnreadableInputError } from '../catalogue/problems.js';
 import { ConfigError, type Settings } from '../config.js';
 import { importFiles, InvalidImportError } from '../import/import-files.js';
-import { openDatabase } from '../store/database.js';
-import { commandLockWait } from './command.js';
+import { commandLockWait, openCommandDatabase } from './command.js';
 import { expandInputs } from './input-files.js';
 
 export interface CustomersImportOptions {
@@ -61,7 +60,7 @@ export async function importCustomers(settings: Settings<'database' | 'lockTimeo
   const failed: string[] = [];
   let films = 0;
   let packages = 0;
-  const db = await openDatabase(settings.database, { lockWait: commandLockWait(settings) });
+  const db = await openCommandDatabase(settings.database, { existing: options.dryRun, lockWait: commandLockWait(settings) });
   try {
     for (const [index, customer] of customers.entries()) {
       try {

@@ -1,8 +1,7 @@
 import { resolveSettings } from '../config.js';
 import { statusLines, syncStatuses } from '../import/sync-status.js';
-import { openDatabase } from '../store/database.js';
 import { loadSyncStates } from '../store/sync-repository.js';
-import { commandHelp, parseCommand, type CommandSpec } from './command.js';
+import { commandHelp, openCommandDatabase, parseCommand, type CommandSpec } from './command.js';
 
 export const SYNC_STATUS_COMMAND: CommandSpec = {
   name: 'sync status',
@@ -19,7 +18,7 @@ export async function runSyncStatus(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(SYNC_STATUS_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(SYNC_STATUS_COMMAND)), 0;
   const settings = resolveSettings(SYNC_STATUS_COMMAND.settings, parsed.values);
-  const db = await openDatabase(settings.database);
+  const db = await openCommandDatabase(settings.database, { existing: true });
   try {
     const now = Date.now();
     const statuses = syncStatuses(await loadSyncStates(db), now);

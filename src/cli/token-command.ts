@@ -130,7 +130,7 @@ async function runList(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(TOKEN_LIST_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(TOKEN_LIST_COMMAND)), 0;
   const settings = resolveSettings(TOKEN_LIST_COMMAND.settings, parsed.values);
-  const tokens = await withDatabase(settings, listTokens);
+  const tokens = await withDatabase(settings, listTokens, { existing: true });
   console.log(parsed.values['json'] === true ? JSON.stringify(tokens, null, 2) : formatTokenTable(tokens));
   return 0;
 }

@@ -124,7 +124,7 @@ async function runList(args: readonly string[]): Promise<number> {
   const parsed = parseCommand(WEBHOOK_LIST_COMMAND, args);
   if (parsed.help) return console.log(commandHelp(WEBHOOK_LIST_COMMAND)), 0;
   const settings = resolveSettings(WEBHOOK_LIST_COMMAND.settings, parsed.values);
-  const endpoints = await withDatabase(settings, loadEndpoints);
+  const endpoints = await withDatabase(settings, loadEndpoints, { existing: true });
   if (parsed.values['json'] === true) {
     console.log(JSON.stringify(endpoints.map((endpoint) => ({ ...endpoint, enabled: endpoint.disabledAt === null })), null, 2));
   } else if (endpoints.length === 0) {
@@ -172,7 +172,7 @@ async function runDeliveries(args: readonly string[]): Promise<number> {
   const { attempts, customers } = await withDatabase(settings, async (db) => ({
     attempts: await loadDeliveries(db, { ...(endpointIdGiven !== undefined && { endpointId: endpointIdGiven }), failedOnly: parsed.values['failed'] === true, limit }),
     customers: new Map((await loadEndpoints(db)).map((endpoint) => [endpoint.id, endpoint.customer])),
-  }));
+  }), { existing: true });
   const withEvent = attempts.map((attempt) => ({ event: eventId(customers.get(attempt.endpointId) ?? '', attempt.version), ...attempt }));
   if (parsed.values['json'] === true) console.log(JSON.stringify(withEvent, null, 2));
   else if (withEvent.length === 0) console.log('No delivery was tried yet.');
