@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { DEMO, demoDatabase, exportCatalogue, freshDatabase, runCli, tempDir } from './helpers.js';
+import { DEMO, demoDatabase, exportCatalogue, freshDatabase, ROOT, runCli, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -289,6 +289,8 @@ describe('usage errors', () => {
       [['serve'], { MARQUEE_LOG_LEVEL: 'loud' }, /^marquee: MARQUEE_LOG_LEVEL must be one of/],
       [['serve', '--database', 'postgres://db host/marquee'], {}, /^marquee: --database must be a valid postgres:\/\/ URL, got 'postgres:\/\/db host\/marquee'$/],
       [['serve'], { MARQUEE_READ_DATABASE: 'sqlite:' }, /^marquee: MARQUEE_READ_DATABASE must name a SQLite file or a postgres:\/\/ URL, got 'sqlite:'$/],
+      [['serve'], { MARQUEE_READ_DATABASE: 'mysql://x' }, /^marquee: MARQUEE_READ_DATABASE must name a SQLite file or a postgres:\/\/ URL, got 'mysql:\/\/x'$/],
+      [['token', 'list', '--database', 'mysql://x'], {}, /^marquee: --database must name a SQLite file or a postgres:\/\/ URL, got 'mysql:\/\/x'$/],
       [['import', '--customer', 'Big Cinema', 'x.json'], {}, /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Big Cinema'$/],
       [['export', '--out', 'x', '--format', 'csv'], {}, /^marquee: export: --format must be json or xml, got 'csv'$/],
       [['export'], {}, /^marquee: export: --out DIR is required$/],
@@ -300,6 +302,15 @@ describe('usage errors', () => {
       assert.match(result.stderr.trim(), expected, args.join(' '));
       assert.equal(result.stderr.trim().split('\n').length, 1, args.join(' '));
     }
+    await assert.rejects(stat(join(ROOT, 'mysql:')), { code: 'ENOENT' });
+  });
+
+  test('serve refuses a --read-database that is not there, naming it, and makes none', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['serve', '--port', '0', '--database', join(dir, 'primary.db'), '--read-database', join(dir, 'typo.db')]);
+    assert.equal(result.status, 2);
+    assert.equal(result.stderr, `marquee: no database at ${join(dir, 'typo.db')} (--read-database, MARQUEE_READ_DATABASE): it reads the primary or a replica of it\n`);
+    await assert.rejects(stat(join(dir, 'typo.db')), { code: 'ENOENT' });
   });
 
   test('--help describes each command and its settings', async () => {

@@ -7,7 +7,7 @@ import { DEFAULT_CUSTOMER } from '../catalogue/model.js';
 import { CacheTags } from '../changes/cache-tags.js';
 import { StoredChangeFeed } from '../changes/change-feed.js';
 import { WebhookCourier, type CourierSettings } from '../changes/webhook-courier.js';
-import type { Settings } from '../config.js';
+import { ConfigError, type Settings } from '../config.js';
 import { XmlWriter } from '../formats/xml-writer.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../http/app.js';
@@ -17,7 +17,7 @@ import { daysToToday } from '../import/seed-dates.js';
 import { createLogger } from '../observability/logger.js';
 import { AddressRule } from '../outbound/address-rule.js';
 import { loadCatalogueVersion } from '../store/catalogue-repository.js';
-import { openDatabase } from '../store/database.js';
+import { NoDatabaseError, openDatabase } from '../store/database.js';
 import { DatabaseBusyError, type SqlClient } from '../store/sql-client.js';
 import { loadSharedSecret } from '../store/shared-secrets.js';
 import { GracefulClose } from './graceful-close.js';
@@ -100,6 +100,8 @@ export async function startServer({ settings, seedFiles, seedToday = false, seed
   if (settings.readDatabase !== undefined) {
     reads = await openDatabase(settings.readDatabase, { readOnly: true }).catch(async (error: unknown) => {
       await db.close();
+      // It is the primary or a replica of it: one that is not there is a mistyped name, never made.
+      if (error instanceof NoDatabaseError) throw new ConfigError(`${error.message} (--read-database, MARQUEE_READ_DATABASE): it reads the primary or a replica of it`);
       throw error;
     });
   }
