@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import { countRoundTrips } from '../bench/round-trips.js';
 import { DEMO, exportCatalogue, freshDatabase, runCli, serve, type ServerProcess, tempDir, waitFor } from './helpers.js';
 import { skippedByDesign } from './skipped-by-design.js';
-import { changeSeats, FAILING, mirrored, requestsFor, startSync, upstreamServer, type Intercept, type Json } from './upstreams.js';
+import { changeSeats, FAILING, mirrored, requestsFor, startSync, syncStatus, upstreamServer, type Intercept, type Json } from './upstreams.js';
 
 /** The URL of a server in front of the upstream that answers what `intercept` decides, or passes the request on. */
 async function passing(intercept: Intercept): Promise<string> {
@@ -240,14 +240,18 @@ describe('marquee sync', () => {
     assert.deepEqual(await exportCatalogue(local), before);
   });
 
-  test('--every keeps syncing until stopped', { timeout: 60_000 }, async () => {
+  test('--every keeps syncing until stopped, on the intervals of the last process started', { timeout: 60_000 }, async () => {
     const local = await freshDatabase();
+    const slow = startSync(['--database', local, '--from', upstream.url, '--every', '10m', '--sessions-every', '10m']);
+    await waitFor(async () => slow.lines.some((line) => /^Synced customer 'default'/.test(line)), 30_000);
+    assert.equal(await slow.stop(), 0);
+    // Started again with a shorter interval, it does not wait out the ten minutes the first one set.
     const sync = startSync(['--database', local, '--from', upstream.url, '--every', '1s']);
-    await waitFor(async () => sync.lines.some((line) => /^Synced customer 'default'/.test(line)), 30_000);
     await retitleUpstream('Nosferatu (every second)');
     await waitFor(async () => sync.lines.some((line) => /films 0 added, 1 changed/.test(line)), 30_000);
     assert.equal(await sync.stop(), 0);
     assert.deepEqual(await mirrored(local), await mirrored(upstreamDatabase));
+    assert.equal((await syncStatus(local)).status, 0);
   });
 
   test('an upstream that answers 429 is tried again no sooner than its Retry-After says', { timeout: 60_000 }, async () => {

@@ -29,6 +29,7 @@ import {
   type ClaimedCustomer,
   type HeldCustomer,
   type NextDue,
+  type Schedule,
   type SyncState,
 } from '../store/sync-repository.js';
 import { DueMoments } from './due-moments.js';
@@ -143,11 +144,17 @@ export class SyncFleet {
       return before !== undefined && before.url === upstream.url && before.token !== upstream.token;
     });
     const { everyMs, sessionsEveryMs, exclusive } = this.settings;
-    const intervals = everyMs === undefined ? null : { everySeconds: everyMs / 1000, sessionsEverySeconds: sessionsEveryMs / 1000 };
     const now = Date.now();
+    const schedule: Schedule | null =
+      everyMs === undefined
+        ? null
+        : {
+            intervals: { everySeconds: everyMs / 1000, sessionsEverySeconds: sessionsEveryMs / 1000 },
+            slots: (customer) => this.slotsAfter(customer, now, nextSlot(customer, now, everyMs)),
+          };
     for (const { customer } of [...moved, ...retokened]) if (this.running.has(customer)) this.changedWhileRunning.add(customer);
     const forgotten = await this.db.transaction(async (tx) => {
-      await enrolCustomers(tx, moved, intervals, now);
+      await enrolCustomers(tx, moved, schedule, now);
       await makeDue(tx, retokened.map((upstream) => upstream.customer), now);
       return exclusive ? forgetCustomersBut(tx, new Set(next.keys())) : [];
     });
@@ -293,11 +300,15 @@ export class SyncFleet {
 
   /** When the customer is next due after a sync that started at `started`: at its moments of each interval. */
   private scheduleAfter(customer: string, started: number, full: boolean, state: SyncState): NextDue {
-    const { everyMs, sessionsEveryMs } = this.settings;
+    const { everyMs } = this.settings;
     // Synced once, by hand: the schedule of the processes that keep syncing it stays as it was.
     if (everyMs === undefined) return { dueAt: state.dueAt, catalogueDueAt: state.catalogueDueAt };
-    const catalogueDueAt = full ? nextSlot(customer, started, everyMs) : state.catalogueDueAt;
-    return { dueAt: Math.min(nextSlot(customer, started, sessionsEveryMs), catalogueDueAt), catalogueDueAt };
+    return this.slotsAfter(customer, started, full ? nextSlot(customer, started, everyMs) : state.catalogueDueAt);
+  }
+
+  /** The customer's next moment of the sessions interval after `after`, or of every list when that comes first. */
+  private slotsAfter(customer: string, after: number, catalogueDueAt: number): NextDue {
+    return { dueAt: Math.min(nextSlot(customer, after, this.settings.sessionsEveryMs), catalogueDueAt), catalogueDueAt };
   }
 
   private async sync(upstream: Upstream, { state, catalogueVersion }: ClaimedCustomer): Promise<void> {

@@ -94,14 +94,38 @@ export interface Intervals {
   readonly sessionsEverySeconds: number;
 }
 
+/** How a process that keeps syncing schedules its customers. */
+export interface Schedule {
+  readonly intervals: Intervals;
+  /** When the customer is next due on these intervals, counting from now. */
+  readonly slots: (customer: string) => NextDue;
+}
+
 /**
- * Lists customers to sync, due at `now` when new. One already listed keeps its schedule, or, when
- * its upstream's address changed, forgets the ETags of the old one and is due at `now`.
- * `intervals` are those of a process that keeps syncing; null for a sync made once, which keeps
- * those a process set.
+ * Lists customers to sync, due at `now` when new. One already listed keeps its schedule, no later
+ * than `schedule.slots` when its intervals changed (or it would wait out the longer ones of a
+ * process before); when its upstream's address changed, it forgets the ETags of the old one and is
+ * due at `now`. `schedule` is null for a sync made once, which keeps the intervals a process set.
  */
-export async function enrolCustomers(tx: SqlClient, customers: readonly Enrolment[], intervals: Intervals | null, now: number): Promise<void> {
+export async function enrolCustomers(tx: SqlClient, customers: readonly Enrolment[], schedule: Schedule | null, now: number): Promise<void> {
   const due = stamp(now);
+  const intervals = schedule?.intervals;
+  if (schedule !== null) {
+    const urls = new Map(customers.map(({ customer, url }) => [customer, url]));
+    const rows = await tx.query<Pick<SyncStateRow, 'customer' | 'url' | 'every_seconds' | 'sessions_every_seconds' | 'due_at' | 'catalogue_due_at'>>(
+      'SELECT customer, url, every_seconds, sessions_every_seconds, due_at, catalogue_due_at FROM sync_state',
+    );
+    for (const row of rows) {
+      const same = row.every_seconds === schedule.intervals.everySeconds && row.sessions_every_seconds === schedule.intervals.sessionsEverySeconds;
+      if (same || urls.get(row.customer) !== row.url) continue;
+      const slots = schedule.slots(row.customer);
+      await tx.execute('UPDATE sync_state SET due_at = ?, catalogue_due_at = ? WHERE customer = ?', [
+        stamp(Math.min(time(row.due_at), slots.dueAt)),
+        stamp(Math.min(time(row.catalogue_due_at), slots.catalogueDueAt)),
+        row.customer,
+      ]);
+    }
+  }
   const keepUnlessMoved = (column: string): string => `${column} = CASE WHEN sync_state.url = excluded.url THEN sync_state.${column} ELSE excluded.${column} END`;
   await insertRows(
     tx,
