@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -195,6 +195,20 @@ export interface CliResult {
 /** Runs `marquee ARGS` as a child process, as an operator would, with `input` on its standard input if given. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
   return runNode([MARQUEE, ...args], env, input);
+}
+
+/** Runs `marquee ARGS` with its standard output written to `file`: /dev/full stands for a disk with no room left. */
+export async function runCliWritingTo(file: string, args: readonly string[]): Promise<CliResult> {
+  const out = await open(file, 'w');
+  try {
+    const child = spawn(process.execPath, [MARQUEE, ...args], { cwd: ROOT, stdio: ['ignore', out.fd, 'pipe'] });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const [code] = (await once(child, 'close')) as [number | null];
+    return { status: code ?? 1, stdout: '', stderr };
+  } finally {
+    await out.close();
+  }
 }
 
 /** Runs a script of the repository, such as the catalogue generator, as a child process. */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openDatabase, parseDatabaseSpec } from '../src/store/database.js';
-import { DEMO, emptyDatabase, freshDatabase, runCli } from './helpers.js';
+import { DEMO, emptyDatabase, freshDatabase, runCli, runCliWritingTo, tempDir } from './helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -108,6 +110,19 @@ describe('marquee token', () => {
     const result = await runCli(['token', 'create', '--database', database, '--customer', 'new-site']);
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stderr, /warning: customer 'new-site' has no catalogue yet; the token sees empty lists until 'marquee import --customer new-site' loads one/);
+  });
+
+  test('a token that cannot be written is revoked, and the command fails saying nothing was issued', async () => {
+    const database = await freshDatabase();
+    const keys = join(await tempDir(), 'keys.txt');
+    await writeFile(keys, 'cinema-0001\ncinema-0002\n');
+    for (const args of [['--customer', 'default'], ['--customers-from', keys]]) {
+      const result = await runCliWritingTo('/dev/full', ['token', 'create', '--database', database, ...args]);
+      assert.equal(result.status, 1, args.join(' '));
+      assert.equal(result.stderr, 'marquee: token create: nothing was issued: its secret could not be written to standard output (ENOSPC: no space left on device, write)\n');
+    }
+    const listed = JSON.parse((await runCli(['token', 'list', '--json', '--database', database])).stdout) as Json[];
+    assert.deepEqual(listed.map((info) => [info['customer'], info['revokedAt'] !== null]), [['default', true], ['cinema-0001', true], ['cinema-0002', true]]);
   });
 
   test('an empty list says the service is open', async () => {

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { SERVE_COMMAND } from '../src/cli/serve-command.js';
 import { resolveSettings } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
-import { DEMO, freshDatabase, runCli, tempDir, waitFor } from './helpers.js';
+import { DEMO, freshDatabase, runCli, runCliWritingTo, tempDir, waitFor } from './helpers.js';
 import { Receivers, verified, type Received } from './webhook-receivers.js';
 
 let database: string;
@@ -151,6 +151,15 @@ test('an endpoint that never answers is given up on each try at the deadline, an
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   assert.match(metrics, /^marquee_webhook_tries_total\{outcome="disabled"\} 3$/m);
   assert.match(metrics, /^marquee_webhook_tries_total\{outcome="delivered"\} [1-9]\d*$/m);
+});
+
+test('webhook add whose secret cannot be written removes the endpoint, and fails saying nothing was issued', async () => {
+  const elsewhere = await freshDatabase();
+  const args = ['webhook', 'add', '--database', elsewhere, '--customer', 'default', '--url', `${receivers.origin}/full`, '--webhook-target', `${receivers.origin}/`];
+  const result = await runCliWritingTo('/dev/full', args);
+  assert.equal(result.status, 1);
+  assert.equal(result.stderr, 'marquee: webhook add: nothing was issued: its secret could not be written to standard output (ENOSPC: no space left on device, write)\n');
+  assert.equal((await runCli(['webhook', 'list', '--database', elsewhere, '--json'])).stdout, '[]\n');
 });
 
 test('webhook add refuses a URL the address rule refuses, naming --webhook-target; nothing shows a secret again', async () => {

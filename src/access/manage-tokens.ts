@@ -74,6 +74,15 @@ export interface RevokeResult {
   readonly already: boolean;
 }
 
+/** Revokes tokens just issued, all in one transaction: those whose secret reached nobody. */
+export async function revokeIssued(db: SqlClient, ids: readonly number[]): Promise<void> {
+  const revokedAt = new Date().toISOString();
+  await db.transaction(async (tx) => {
+    for (const id of ids) await markTokenRevoked(tx, id, revokedAt);
+    await bumpTokenVersion(tx);
+  });
+}
+
 export async function revokeToken(db: SqlClient, id: number): Promise<RevokeResult> {
   return db.transaction(async (tx) => {
     const before = await loadToken(tx, id);

@@ -119,6 +119,29 @@ export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeo
   }
 }
 
+/**
+ * Prints what a command shows once and never again (a token, a secret) on standard output,
+ * checked: console.log passes over a write that fails (a full disk, a reader gone), which would
+ * leave issued a secret nobody holds. When the write fails, `undo` takes back what was issued and
+ * the command fails, saying so.
+ */
+export async function printSecret(command: string, text: string, undo: () => Promise<unknown>): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      // Kept on failure: the stream's 'error' comes after the write's callback, and unheard it would end the process.
+      process.stdout.once('error', reject);
+      process.stdout.write(text, (error) => {
+        if (error) return reject(error);
+        process.stdout.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await undo();
+    throw new Error(`${command}: nothing was issued: its secret could not be written to standard output (${(error as Error).message})`);
+  }
+}
+
 /** A command's subcommands, by name, each run with the arguments after its name. */
 export type Subcommands = Readonly<Record<string, (args: readonly string[]) => Promise<number>>>;
 

@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { text as readText } from 'node:stream/consumers';
 import { checkTokenLabel } from '../access/access-token.js';
 import { parseCustomerKeys } from '../access/customer-keys.js';
-import { issueTokens, listTokens, revokeToken, type IssueResult } from '../access/manage-tokens.js';
+import { issueTokens, listTokens, revokeIssued, revokeToken, type IssueResult } from '../access/manage-tokens.js';
 import { UnreadableInputError } from '../catalogue/problems.js';
 import { formatTokenTable } from '../access/token-table.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import { parseOrigin } from '../http/cors.js';
-import { commandHelp, parseCommand, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
+import { commandHelp, parseCommand, printSecret, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
 
 export const TOKEN_CREATE_COMMAND: CommandSpec = {
   name: 'token create',
@@ -102,10 +102,11 @@ async function runCreate(args: readonly string[]): Promise<number> {
   const issued = await withDatabase(settings, (db) =>
     issueTokens(db, { customers, kind, origins: [...new Set(origins)], label: typeof label === 'string' ? label : null }),
   );
+  const ids = issued.map((one) => one.info.id);
+  const revoke = (): Promise<void> => withDatabase(settings, (db) => revokeIssued(db, ids));
   if (typeof keysFile === 'string') {
     const withoutCatalogue = issued.filter((one) => !one.customerHasCatalogue).map((one) => one.info.customer);
-    for (const { token, info } of issued) console.log(`${info.customer}\t${token}`);
-    const ids = issued.map((one) => one.info.id);
+    await printSecret('token create', issued.map(({ token, info }) => `${info.customer}\t${token}\n`).join(''), revoke);
     console.error(`Issued ${ids.length} tokens, ids ${ids[0]} to ${ids.at(-1)}. Keep them now: they cannot be shown again.`);
     if (withoutCatalogue.length > 0) {
       console.error(`warning: ${withoutCatalogue.length} of these customers have no catalogue yet (${nameSome(withoutCatalogue)}); their tokens see empty lists until an import loads one`);
@@ -114,7 +115,7 @@ async function runCreate(args: readonly string[]): Promise<number> {
   }
   const [{ token, info, customerHasCatalogue }] = issued as [IssueResult];
   // The token alone on stdout, so that `TOKEN=$(marquee token create ...)` works; the rest is for people.
-  console.log(token);
+  await printSecret('token create', `${token}\n`, revoke);
   if (kind === 'secret') console.error(`Issued token ${info.id} for customer '${info.customer}'. Keep it now: it cannot be shown again.`);
   else {
     const pages = info.origins.length === 0 ? 'any page' : `pages of ${info.origins.join(', ')}`;

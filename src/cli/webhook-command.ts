@@ -9,7 +9,7 @@ import { newWebhookSecret } from '../changes/webhook-signature.js';
 import { ConfigError, resolveSettings } from '../config.js';
 import { AddressRule, RefusedAddressError } from '../outbound/address-rule.js';
 import { deleteEndpoint, insertEndpoint, loadDeliveries, loadEndpoints, type DeliveryAttempt, type WebhookEndpoint } from '../store/webhook-repository.js';
-import { commandHelp, parseCommand, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
+import { commandHelp, parseCommand, printSecret, runSubcommand, withDatabase, type CommandSpec, type Subcommands } from './command.js';
 import { alignColumns } from './text-columns.js';
 
 export const WEBHOOK_ADD_COMMAND: CommandSpec = {
@@ -108,7 +108,7 @@ async function runAdd(args: readonly string[]): Promise<number> {
     db.transaction((tx) => insertEndpoint(tx, { customer: settings.customer, url: url.href, label: typeof label === 'string' ? label : null, secret, now: Date.now() })),
   );
   // The secret alone on stdout, so that `SECRET=$(marquee webhook add ...)` works; the rest is for people.
-  console.log(secret);
+  await printSecret('webhook add', `${secret}\n`, () => withDatabase(settings, (db) => db.transaction((tx) => deleteEndpoint(tx, endpoint.id))));
   console.error(
     `Added webhook endpoint ${endpoint.id} for customer '${endpoint.customer}': ${endpoint.url} receives each change after version ${endpoint.deliveredVersion}. ` +
       'The secret above signs every delivery; keep it now: it cannot be shown again.',
