@@ -180,7 +180,9 @@ test('webhook add refuses a URL the address rule refuses, naming --webhook-targe
   const removed = await runCli(['webhook', 'remove', '--database', database, '5']);
   assert.equal(removed.status, 0, removed.stderr);
   const again = await runCli(['webhook', 'remove', '--database', database, '5']);
-  assert.match(again.stderr, /no endpoint has the id 5/);
+  assert.deepEqual([again.status, again.stderr], [1, "marquee: webhook remove: no endpoint has the id 5; 'marquee webhook list' shows them\n"]);
+  const deliveries = await runCli(['webhook', 'deliveries', '--database', database, '5']);
+  assert.deepEqual([deliveries.status, deliveries.stdout, deliveries.stderr], [1, '', "marquee: webhook deliveries: no endpoint has the id 5; 'marquee webhook list' shows them\n"]);
   const help = await runCli(['webhook', 'add', '--help']);
   assert.match(help.stdout, /--webhook-target PREFIX/);
 });

@@ -81,6 +81,14 @@ async function checkTarget(url: URL, rule: AddressRule): Promise<void> {
   });
 }
 
+/** An id that names no endpoint: the operation failed (exit 1), as a revoke of a token never issued does; the flag was not bad. */
+class UnknownEndpointError extends Error {
+  constructor(command: string, id: number) {
+    super(`${command}: no endpoint has the id ${id}; 'marquee webhook list' shows them`);
+    this.name = 'UnknownEndpointError';
+  }
+}
+
 function endpointId(text: string | undefined, command: string): number {
   if (text === undefined || !/^\d{1,9}$/.test(text)) throw new ConfigError(`${command}: ID must be an endpoint id as 'marquee webhook list' shows it, got '${text ?? ''}'`);
   return Number(text);
@@ -144,7 +152,7 @@ async function runRemove(args: readonly string[]): Promise<number> {
   if (extra !== undefined) throw new ConfigError(`webhook remove: unexpected argument ${extra}`);
   const id = endpointId(text, 'webhook remove');
   const removed = await withDatabase(settings, (db) => db.transaction((tx) => deleteEndpoint(tx, id)));
-  if (removed === undefined) throw new ConfigError(`webhook remove: no endpoint has the id ${id}; 'marquee webhook list' shows them`);
+  if (removed === undefined) throw new UnknownEndpointError('webhook remove', id);
   console.log(`Removed webhook endpoint ${id} of customer '${removed.customer}' (${removed.url}).`);
   return 0;
 }
@@ -173,6 +181,7 @@ async function runDeliveries(args: readonly string[]): Promise<number> {
     attempts: await loadDeliveries(db, { ...(endpointIdGiven !== undefined && { endpointId: endpointIdGiven }), failedOnly: parsed.values['failed'] === true, limit }),
     customers: new Map((await loadEndpoints(db)).map((endpoint) => [endpoint.id, endpoint.customer])),
   }), { existing: true });
+  if (endpointIdGiven !== undefined && !customers.has(endpointIdGiven)) throw new UnknownEndpointError('webhook deliveries', endpointIdGiven);
   const withEvent = attempts.map((attempt) => ({ event: eventId(customers.get(attempt.endpointId) ?? '', attempt.version), ...attempt }));
   if (parsed.values['json'] === true) console.log(JSON.stringify(withEvent, null, 2));
   else if (withEvent.length === 0) console.log('No delivery was tried yet.');
