@@ -294,6 +294,8 @@ describe('usage errors', () => {
       [['import', '--customer', 'Big Cinema', 'x.json'], {}, /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Big Cinema'$/],
       [['export', '--out', 'x', '--format', 'csv'], {}, /^marquee: export: --format must be json or xml, got 'csv'$/],
       [['export'], {}, /^marquee: export: --out DIR is required$/],
+      [['import', '--dry-run', '--customer', 'alpha', '--customer', 'beta', 'x.json'], {}, /^marquee: import: --customer is given twice; it takes one value$/],
+      [['export', '--out', 'a', '--out=b'], {}, /^marquee: export: --out is given twice; it takes one value$/],
       [['launch'], {}, /^marquee: unknown command 'launch'/],
     ];
     for (const [args, env, expected] of cases) {

@@ -49,9 +49,9 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean' } };
   for (const name of spec.settings) options[SETTINGS[name].flag] = { type: 'string', multiple: 'multiple' in SETTINGS[name] };
   for (const [flag, { type, multiple = false }] of Object.entries(spec.flags ?? {})) options[flag] = { type, multiple };
-  let parsed: Pick<ReturnType<typeof parseArgs>, 'values' | 'positionals'>;
+  let parsed: Pick<ReturnType<typeof parseArgs>, 'values' | 'positionals' | 'tokens'>;
   try {
-    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: spec.positionals ?? false });
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: spec.positionals ?? false, tokens: true });
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     const option = /'(-[^' ]+)/.exec(message)?.[1];
@@ -60,7 +60,14 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new ConfigError(`${spec.name}: ${option ?? 'an option'} ${/argument missing|ambiguous/.test(message) ? 'needs a value' : 'takes no value'}`);
     throw error;
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
+  // parseArgs keeps the last of a flag given twice: `--customer alpha --customer beta` would work on beta unsaid.
+  const given = new Set<string>();
+  for (const token of tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    if (given.has(token.name) && options[token.name]?.multiple !== true) throw new ConfigError(`${spec.name}: --${token.name} is given twice; it takes one value`);
+    given.add(token.name);
+  }
   const help = values['help'] === true;
   const standIns = Object.entries(spec.flags ?? {}).filter(([, { insteadOf }]) => insteadOf !== undefined);
   for (const [standIn, { insteadOf }] of standIns) {
