@@ -181,10 +181,12 @@ describe('writers on one database', () => {
 
     const importing = startCli(['import', '--database', database, '--lock-timeout', '500', changes]);
     const revoking = startCli(['token', 'revoke', '--database', database, '1'], { MARQUEE_LOCK_TIMEOUT: '500' });
-    for (const command of [importing, revoking]) {
+    const reporting = startCli(['import', '--database', database, '--lock-timeout', '500', '--json', changes]);
+    for (const command of [importing, revoking, reporting]) {
       const { status, stdout, stderr, ms } = await command.done;
       assert.equal(status, 1, stderr);
-      assert.equal(stdout, '');
+      const report = { ok: false, dryRun: false, customer: 'default', error: 'another writer held the database for longer than 0.5 s' };
+      assert.equal(stdout, command === reporting ? `${JSON.stringify(report)}\n` : '');
       assert.match(stderr, /waiting up to 0\.5 s for it \(--lock-timeout\)\n/);
       assert.match(stderr, /^marquee: another writer held the database for longer than 0\.5 s \(--lock-timeout\); nothing was changed$/m);
       assert.ok(ms >= 500, `gave up after ${ms} ms`);

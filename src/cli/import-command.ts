@@ -4,6 +4,7 @@ import type { ChangeKind } from '../catalogue/catalogue-change.js';
 import { CHANGE_KIND_OF, type RecordKind } from '../formats/record-kinds.js';
 import type { ChangeCounts } from '../import/catalogue-changes.js';
 import { importFiles, InvalidImportError, type ImportResult } from '../import/import-files.js';
+import { LockTimeoutError } from '../store/sql-client.js';
 import { commandHelp, commandLockWait, openCommandDatabase, parseCommand, type CommandSpec } from './command.js';
 import { yieldToServers } from './batch-priority.js';
 import { importCustomers } from './import-customers.js';
@@ -99,6 +100,11 @@ export async function runImport(args: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     progress.finish();
+    if (json && error instanceof LockTimeoutError) {
+      // Scripts read the report; the line on standard error stays, as for any write that waited too long.
+      console.log(JSON.stringify({ ok: false, dryRun, customer: settings.customer, error: error.message }));
+      throw error;
+    }
     if (!json || !(error instanceof InvalidImportError || error instanceof UnreadableInputError)) throw error;
     const report =
       error instanceof InvalidImportError
