@@ -244,6 +244,10 @@ describe('marquee export', () => {
     const result = await runCli(['import', '--database', copy, '--replace', out]);
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(await exportCatalogue(copy), await exportCatalogue(database));
+    // Where no folder can be made (under /proc, Node's own making of parents never ends), it fails.
+    const nowhere = await runCli(['export', '--database', database, '--out', '/proc/marquee-nothing/out']);
+    assert.equal(nowhere.status, 1);
+    assert.match(nowhere.stderr, /ENOENT.*'\/proc\/marquee-nothing'/);
   });
 });
 

@@ -1,8 +1,9 @@
 /** Writes a customer's catalogue as the files that `import --replace` reads back to the same catalogue. */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LISTED_KINDS } from '../catalogue/catalogue-change.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
+import { makeDirectory } from '../store/make-directory.js';
 import { PublishedCatalogue, type CollectionName } from '../formats/published-catalogue.js';
 import type { FormatName, Representations } from '../formats/representation.js';
 import { WEB_SESSION_SHAPE } from '../formats/wire-shape.js';
@@ -48,7 +49,7 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
   for (const [file, collection] of LIST_FILES) answers.push([file, (await published.part(collection)).list]);
   if (published.site !== null) answers.push(['site', published.site]);
   answers.push(['sessions', WrittenList.of(WEB_SESSION_SHAPE, await writeRecords(WEB_SESSION_SHAPE, snapshot.sessions, new ByteSlabs()), xml)]);
-  await mkdir(options.directory, { recursive: true });
+  makeDirectory(options.directory);
   const files: string[] = [];
   for (const [name, answer] of answers) {
     const file = join(options.directory, `${name}.${options.format}`);
