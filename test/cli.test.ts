@@ -300,6 +300,7 @@ describe('usage errors', () => {
       [['export'], {}, /^marquee: export: --out DIR is required$/],
       [['import', '--dry-run', '--customer', 'alpha', '--customer', 'beta', 'x.json'], {}, /^marquee: import: --customer is given twice; it takes one value$/],
       [['export', '--out', 'a', '--out=b'], {}, /^marquee: export: --out is given twice; it takes one value$/],
+      [['serve', '--seed-today'], {}, /^marquee: serve: --seed-today moves the sessions of --seed FILE\|DIR, which is not given$/],
       [['launch'], {}, /^marquee: unknown command 'launch'/],
     ];
     for (const [args, env, expected] of cases) {
@@ -333,5 +334,9 @@ describe('usage errors', () => {
     }
     const serve = helps.find(({ command }) => command === 'serve')?.result.stdout ?? '';
     for (const flag of ['--database', '--read-database', '--port', '--host', '--xml-namespace', '--cache-control', 'MARQUEE_DATABASE', 'MARQUEE_READ_DATABASE', 'PORT']) assert.match(serve, new RegExp(flag));
+    // Each value is named as the usage names it.
+    assert.match(helps.find(({ command }) => command === 'export')?.result.stdout ?? '', /^ {2}--out DIR +directory/m);
+    assert.match(serve, /^ {2}--seed FILE\|DIR +FILE or DIR/m);
+    assert.match(helps.find(({ command }) => command === 'token')?.result.stdout ?? '', /create --customer KEY --public/);
   });
 });

@@ -12,8 +12,8 @@ export const EXPORT_COMMAND: CommandSpec = {
     'that `import --replace` reads back to the identical catalogue.',
   settings: ['database', 'customer', 'xmlNamespace'],
   flags: {
-    out: { type: 'string', description: 'directory to write into (created when missing)' },
-    format: { type: 'string', description: 'json (default) or xml' },
+    out: { type: 'string', valueName: 'DIR', description: 'directory to write into (created when missing)' },
+    format: { type: 'string', valueName: 'json|xml', description: 'json (default) or xml' },
   },
 };
 

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkServerTimeouts, resolveSettings } from '../config.js';
+import { checkServerTimeouts, ConfigError, resolveSettings } from '../config.js';
 import { setMarkingTriggers } from './marking-triggers.js';
 import { closeOnSignals, startServer } from '../server/serve.js';
 import { commandHelp, parseCommand, type CommandSpec } from './command.js';
@@ -52,7 +52,7 @@ export const SERVE_COMMAND: CommandSpec = {
     'imageCache',
   ],
   flags: {
-    seed: { type: 'string', description: "FILE or DIR imported when the default catalogue has never been loaded; a DIR's images/HOST/PATH files are the pictures its URLs name" },
+    seed: { type: 'string', valueName: 'FILE|DIR', description: "FILE or DIR imported when the default catalogue has never been loaded; a DIR's images/HOST/PATH files are the pictures its URLs name" },
     'seed-today': { type: 'boolean', description: "move the seed's sessions by whole days so that the first falls on the day of seeding" },
   },
 };
@@ -63,6 +63,7 @@ export async function runServe(args: readonly string[]): Promise<number | undefi
   const settings = resolveSettings(SERVE_COMMAND.settings, parsed.values);
   checkServerTimeouts(settings);
   const seed = parsed.values['seed'];
+  if (parsed.values['seed-today'] === true && typeof seed !== 'string') throw new ConfigError('serve: --seed-today moves the sessions of --seed FILE|DIR, which is not given');
   const seedFiles = typeof seed === 'string' ? await expandInputs([seed]) : [];
   const seedPictures = typeof seed === 'string' ? join(seed, SEED_PICTURES) : undefined;
   const withPictures = seedPictures !== undefined && (await stat(seedPictures).catch(() => undefined))?.isDirectory() === true;

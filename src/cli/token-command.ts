@@ -59,7 +59,8 @@ export const TOKEN_REVOKE_COMMAND: CommandSpec = {
 const USAGE = `Usage: marquee token <create|list|revoke> [options]
 
   create --customer KEY [--label TEXT]   issue a token and print it once
-  create --public [--origin ORIGIN]…     issue a publishable key, for web pages
+  create --customer KEY --public [--origin ORIGIN]…
+                                         issue a publishable key, for web pages
   create --customers-from FILE           issue one for each customer FILE names
   list [--json]                          show the tokens, never the tokens themselves
   revoke ID                              end a token, also for running servers
