@@ -337,6 +337,5 @@ describe('usage errors', () => {
     // Each value is named as the usage names it.
     assert.match(helps.find(({ command }) => command === 'export')?.result.stdout ?? '', /^ {2}--out DIR +directory/m);
     assert.match(serve, /^ {2}--seed FILE\|DIR +FILE or DIR/m);
-    assert.match(helps.find(({ command }) => command === 'token')?.result.stdout ?? '', /create --customer KEY --public/);
   });
 });

@@ -146,7 +146,9 @@ describe('marquee token', () => {
       [['token', 'create', '--customer', 'Odeon!'], /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Odeon!'$/],
       [['token', 'create', '--customer', 'x'.repeat(65)], /^marquee: --customer must be 1 to 64/],
       [['token', 'create', '--customer', 'a', '--label', ''], /^marquee: token create: --label must not be empty$/],
-      [['token', 'create', '--customer', 'a', '--label', 'two\nlines'], /^marquee: token create: --label must not hold control characters$/],
+      [['token', 'create', '--customer', 'a', '--label', 'two\nlines'], /^marquee: token create: --label must not hold control characters, line separators or direction overrides$/],
+      [['token', 'create', '--customer', 'a', '--label', 'x\u202egnp.exe'], /^marquee: token create: --label must not hold control characters, line separators or direction overrides$/],
+      [['token', 'create', '--customer', 'a', '--label', 'one\u2028two'], /--label must not hold control characters/],
       [['token', 'create', '--customer', 'a', '--label', 'x'.repeat(101)], /^marquee: token create: --label must be at most 100 characters$/],
       [['token', 'create', '--customer'], /^marquee: token create: --customer needs a value$/],
       [['token', 'list', '--customer', 'a'], /^marquee: token list: unknown option --customer$/],
@@ -175,7 +177,7 @@ describe('marquee token', () => {
     assert.match(result.stdout, /--label/);
     assert.equal((await runCli(['token'])).status, 2);
     assert.match((await runCli(['token', '--help'])).stdout, /create --customer KEY \[--label TEXT\]/);
-    assert.match((await runCli(['token', '--help'])).stdout, /create --public \[--origin ORIGIN\]/);
+    assert.match((await runCli(['token', '--help'])).stdout, /create --customer KEY --public \[--origin ORIGIN\]/);
     assert.match(result.stdout, /--public\s+issue a publishable key/);
     assert.match(result.stdout, /--origin ORIGIN\s+with --public: an origin/);
   });

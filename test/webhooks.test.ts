@@ -172,6 +172,8 @@ test('webhook add refuses a URL the address rule refuses, naming --webhook-targe
   const disguised = await runCli(['webhook', 'add', '--database', database, '--customer', 'default', '--url', `${receivers.origin}@10.1.2.3/hook`, '--webhook-target', receivers.origin]);
   assert.equal(disguised.status, 2);
   assert.match(disguised.stderr, /10\.1\.2\.3 is 10\.1\.2\.3, not a public address/);
+  const withPassword = await runCli(['webhook', 'add', '--database', database, '--customer', 'default', '--url', 'https://user:hunter2@93.184.215.14/hook']);
+  assert.deepEqual([withPassword.status, withPassword.stderr], [2, "marquee: webhook add: --url must hold no user name or password (each delivery is signed), got 'https://93.184.215.14/hook…'\n"]);
   const notHttp = await runCli(['webhook', 'add', '--database', database, '--customer', 'default', '--url', 'ftp://example.com/']);
   assert.match(notHttp.stderr, /--url must be an http or https URL, got 'ftp:\/\/example.com\/'/);
   const listed = [await runCli(['webhook', 'list', '--database', database]), await runCli(['webhook', 'list', '--database', database, '--json']), await runCli(['webhook', 'deliveries', '--database', database])];

@@ -44,7 +44,9 @@ export function tokenDigest(token: string): string {
 export function checkTokenLabel(label: string): string | undefined {
   if (label.trim() === '') return 'must not be empty';
   if ([...label].length > MAX_LABEL_LENGTH) return `must be at most ${MAX_LABEL_LENGTH} characters`;
+  // A line or paragraph separator breaks a table's line, and a direction override (U+202A–202E,
+  // U+2066–2069) turns the text after it round, as in a name written to pass for another.
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(label)) return 'must not hold control characters';
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(label)) return 'must not hold control characters, line separators or direction overrides';
   return undefined;
 }

@@ -111,6 +111,8 @@ async function runAdd(args: readonly string[]): Promise<number> {
     if (error instanceof RefusedAddressError) throw new ConfigError(`webhook add: --url ${error.message}`);
     throw error;
   }
+  // Each delivery is signed with the secret this prints; a password in the URL would be shown by `webhook list`.
+  if (url.username !== '' || url.password !== '') throw new ConfigError(`webhook add: --url must hold no user name or password (each delivery is signed), got '${url.origin}${url.pathname}…'`);
   const secret = newWebhookSecret();
   const endpoint = await withDatabase(settings, (db) =>
     db.transaction((tx) => insertEndpoint(tx, { customer: settings.customer, url: url.href, label: typeof label === 'string' ? label : null, secret, now: Date.now() })),
