@@ -85,6 +85,15 @@ describe('GET /v4/film/{id}', () => {
       assert.equal(response.json<Json>()['status'], 404);
     }
   });
+
+  test('an id whose escapes cannot be decoded names nothing, not the record of that text', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'films.json'), JSON.stringify([{ ...demoFilms[0], Id: '%FF' }, { ...demoFilms[1], Id: 'x%zz y' }]));
+    const odd = await startTestApp([join(dir, 'films.json')]);
+    for (const [url, status] of [['/v4/film/%FF', 404], ['/v4/film/%25FF', 200], ['/v4/film/x%zz%20y', 404], ['/v4/film/x%25zz%20y', 200]] as const) {
+      assert.equal((await odd.app.inject({ method: 'GET', url })).statusCode, status, url);
+    }
+  });
 });
 
 describe('GET /v1/filmpackage and /v1/filmpackage/{id}', () => {
@@ -127,8 +136,8 @@ describe('GET /v1/filmpackage and /v1/filmpackage/{id}', () => {
     assert.equal(long.statusCode, 404);
     assert.equal(long.json<Json>()['detail'], `No film package has the id '${'9'.repeat(100)}…'.`, 'a long id is quoted cut short');
     const badEncoding = await get('/v1/filmpackage/%zz');
-    assert.equal(badEncoding.statusCode, 404, 'an escape that cannot be decoded is taken as itself');
-    assert.equal(badEncoding.json<Json>()['detail'], "No film package has the id '%zz'.");
+    assert.equal(badEncoding.statusCode, 404, 'an escape that cannot be decoded names nothing');
+    assert.equal(badEncoding.json<Json>()['detail'], "Nothing is found at '/v1/filmpackage/%zz'.");
     assert.equal(badEncoding.headers['x-content-type-options'], 'nosniff', 'its answer goes through every hook');
   });
 });

@@ -4,7 +4,6 @@
  * hook on the API routes, one error handler and one not-found handler.
  */
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyError, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -111,11 +110,15 @@ function serverOptions(limits: ConnectionLimits | undefined): FastifyHttpOptions
   };
 }
 
+/** Where a target that names nothing goes to be answered so: no route has this path. */
+const NOWHERE = '/.nowhere';
+
 /**
  * The target fastify routes: one in absolute form (`GET http://host/v4/film`), which HTTP/1.1
- * servers must accept (RFC 9112 §3.2.2), by its path and query; a path whose escapes cannot be
- * decoded (`/v4/film/%FF`) with each `%` taken as itself, so that it is routed, answered, logged
- * and counted as any other, rather than refused before fastify's hooks run.
+ * servers must accept (RFC 9112 §3.2.2), by its path and query. A path whose escapes cannot be
+ * decoded (`/v4/film/%FF`) names nothing (CONTRACT §1: an id is percent-decoded, then matched):
+ * it is routed to no route, with its query, so that it is answered 404 through every hook,
+ * logged and counted like any request, rather than refused by the router before them.
  */
 function routableTarget(request: IncomingMessage): string {
   const url = originForm(request.url ?? '/');
@@ -126,7 +129,7 @@ function routableTarget(request: IncomingMessage): string {
     decodeURIComponent(path);
     return url;
   } catch {
-    return `${path.replaceAll('%', '%25')}${url.slice(path.length)}`;
+    return `${NOWHERE}${url.slice(path.length)}`;
   }
 }
 
@@ -146,11 +149,11 @@ const OPEN_PREFIX = '/images/';
  * probes', the page's files, all open to anyone), else 404 once the access step let the request in.
  */
 function nothingAt(app: FastifyInstance, policy: AccessPolicy, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const path = pathOf(request.url);
-  if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path }) !== null) return sendProblem(request, reply, methodNotAllowed(request.method));
+  if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: pathOf(request.url) }) !== null) return sendProblem(request, reply, methodNotAllowed(request.method));
+  // As the client wrote it, which routableTarget may have sent nowhere.
+  const path = pathOf(originForm(request.originalUrl));
   const refusal = path.toLowerCase().startsWith(OPEN_PREFIX) ? undefined : admit(policy, request, reply, undefined);
-  // Named as the client wrote it, which routableTarget may have rewritten.
-  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(pathOf(request.originalUrl))}.`));
+  return sendProblem(request, reply, refusal ?? notFound(`Nothing is found at ${quote(path)}.`));
 }
 
 /** A problem written on a connection fastify does not answer, which is then closed. */
@@ -185,15 +188,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // with `Connection: close`, rather than refused.
     return503OnClosing: false,
     rewriteUrl: routableTarget,
-    // Paths match in any case, as on the original API; an id of any length names a record or answers 404.
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 65_536 },
-    // A URL the router refuses (an id longer than any) names nothing. Refused before its query was
-    // parsed, it is given it here: its key and format count as on any request.
-    frameworkErrors: (_error, request, reply) => {
-      const queryAt = request.url.indexOf('?');
-      request.query = parseQuery(queryAt === -1 ? '' : request.url.slice(queryAt + 1));
-      return nothingAt(app, policy, request, reply);
-    },
+    // Paths match in any case, as on the original API; an id of any length (--max-header-size
+    // bounds it) names a record or answers 404, through the access step and every hook.
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: Number.MAX_SAFE_INTEGER },
+    // Were the router to refuse a target routableTarget let through, it would still get a problem.
+    frameworkErrors: (_error, request, reply) => nothingAt(app, policy, request, reply),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
