@@ -154,6 +154,8 @@ test('URLs are null, empty or absolute http(s)', () => {
   assert.ok(!isHttpUrl('javascript:alert(1)'));
   assert.ok(!isHttpUrl('https://tickets.example/1\r\nEND:VEVENT'), 'the URL parser passes over line breaks and tabs; the rule does not');
   assert.ok(!isHttpUrl('https://tickets.example/\t1'));
+  for (const character of ['\u0085', '\u009b', '\u2028', '\u2029', '\u007f']) assert.ok(!isHttpUrl(`https://tickets.example/${character}1`), character);
+  assert.ok(isHttpUrl('https://tickets.example/séance/1'), 'an IRI');
   assert.match(filmProblems({ FilmTrailerUrl: 'www.example.org/t.mp4' }).join(), /^FilmTrailerUrl: must be empty or an absolute http\(s\) URL$/);
 });
 

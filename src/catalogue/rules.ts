@@ -39,8 +39,9 @@ export function isCalendarDateTime(text: string): boolean {
 }
 
 export function isHttpUrl(text: string): boolean {
-  // The URL parser passes over tabs and line breaks, which would end a line of the calendar feed.
-  if (!/^https?:\/\//i.test(text) || /[^\u0020-\u007e\u0080-\uffff]/.test(text)) return false;
+  // The URL parser passes over tabs and line breaks, which would end a line of the calendar feed;
+  // no other control character (C0, DEL, C1) or line separator belongs in a URL either.
+  if (!/^https?:\/\//i.test(text) || /[^\u0020-\u007e\u00a0-\u2027\u202a-\uffff]/.test(text)) return false;
   try {
     return new URL(text).host !== '';
   } catch {
