@@ -237,9 +237,11 @@ describe('marquee export', () => {
     assert.match(again.stdout, / 0 site /);
     assert.deepEqual((await readdir(out)).sort(), ['attributes.json', 'filmpackages.json', 'films.json', 'notes.txt', 'screens.json', 'sessions.json']);
 
+    // A folder of an export's name is no input, and is left.
+    await mkdir(join(out, 'site.xml'));
     const xml = await runCli(['export', '--database', database, '--out', out, '--format', 'xml']);
     assert.equal(xml.status, 0, xml.stderr);
-    assert.deepEqual((await readdir(out)).sort(), ['attributes.xml', 'filmpackages.xml', 'films.xml', 'notes.txt', 'screens.xml', 'sessions.xml']);
+    assert.deepEqual((await readdir(out)).sort(), ['attributes.xml', 'filmpackages.xml', 'films.xml', 'notes.txt', 'screens.xml', 'sessions.xml', 'site.xml']);
     const copy = await demoDatabase();
     const result = await runCli(['import', '--database', copy, '--replace', out]);
     assert.equal(result.status, 0, result.stderr);
@@ -277,7 +279,7 @@ describe('a command that only reads', () => {
     const out = join(await tempDir(), 'out');
     const result = await runCli(['export', '--database', database, '--customer', 'alpha', '--out', out]);
     assert.equal(result.status, 1);
-    assert.equal(result.stderr, "marquee: export: customer 'alpha' has no catalogue in this database: nothing was ever imported or synced for it; nothing was written\n");
+    assert.equal(result.stderr, "marquee: export: customer 'alpha' has no catalogue in this database: no import or sync ever wrote one; nothing was written\n");
     await assert.rejects(stat(out), { code: 'ENOENT' });
   });
 });
@@ -295,6 +297,7 @@ describe('usage errors', () => {
       [['serve'], { MARQUEE_READ_DATABASE: 'sqlite:' }, /^marquee: MARQUEE_READ_DATABASE must name a SQLite file or a postgres:\/\/ URL, got 'sqlite:'$/],
       [['serve'], { MARQUEE_READ_DATABASE: 'mysql://x' }, /^marquee: MARQUEE_READ_DATABASE must name a SQLite file or a postgres:\/\/ URL, got 'mysql:\/\/x'$/],
       [['token', 'list', '--database', 'mysql://x'], {}, /^marquee: --database must name a SQLite file or a postgres:\/\/ URL, got 'mysql:\/\/x'$/],
+      [['import', '--database', 'file:/tmp/x.db', 'x.json'], {}, /^marquee: --database must name a SQLite file or a postgres:\/\/ URL, got 'file:\/tmp\/x.db'$/],
       [['import', '--customer', 'Big Cinema', 'x.json'], {}, /^marquee: --customer must be 1 to 64 of a-z, 0-9 and -, got 'Big Cinema'$/],
       [['export', '--out', 'x', '--format', 'csv'], {}, /^marquee: export: --format must be json or xml, got 'csv'$/],
       [['export'], {}, /^marquee: export: --out DIR is required$/],

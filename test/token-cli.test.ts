@@ -45,7 +45,8 @@ describe('marquee token', () => {
     assert.match(lines[1] ?? '', /^1\s+default\s+secret\s+Box office kiosk\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+never$/);
     assert.match(lines[2] ?? '', /^2\s+odeon-leeds\s+secret\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+never$/);
 
-    const json = await runCli(['token', 'list', '--json', '--database', database]);
+    // A switch given twice is as once.
+    const json = await runCli(['token', 'list', '--json', '--json', '--database', database]);
     assert.equal(json.status, 0, json.stderr);
     const tokens = JSON.parse(json.stdout) as Json[];
     assert.deepEqual(tokens.map((token) => Object.keys(token)), [0, 1].map(() => ['id', 'customer', 'kind', 'label', 'origins', 'createdAt', 'lastUsedAt', 'revokedAt']));

@@ -65,7 +65,8 @@ export function parseCommand(spec: CommandSpec, args: readonly string[]): Parsed
   const given = new Set<string>();
   for (const token of tokens ?? []) {
     if (token.kind !== 'option') continue;
-    if (given.has(token.name) && options[token.name]?.multiple !== true) throw new ConfigError(`${spec.name}: --${token.name} is given twice; it takes one value`);
+    const option = options[token.name];
+    if (given.has(token.name) && option?.type === 'string' && option.multiple !== true) throw new ConfigError(`${spec.name}: --${token.name} is given twice; it takes one value`);
     given.add(token.name);
   }
   const help = values['help'] === true;
@@ -126,13 +127,20 @@ export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeo
   }
 }
 
+/** What a command issued with a secret shown once, and how to take it back. */
+export interface Issued {
+  /** Named for the operator, should taking it back fail: `tokens 5 to 9`. */
+  readonly what: string;
+  readonly takeBack: () => Promise<unknown>;
+}
+
 /**
  * Prints what a command shows once and never again (a token, a secret) on standard output,
  * checked: console.log passes over a write that fails (a full disk, a reader gone), which would
- * leave issued a secret nobody holds. When the write fails, `undo` takes back what was issued and
- * the command fails, saying so.
+ * leave issued a secret nobody holds. When the write fails, what was issued is taken back and
+ * the command fails, saying so, and naming it if it could not be taken back.
  */
-export async function printSecret(command: string, text: string, undo: () => Promise<unknown>): Promise<void> {
+export async function printSecret(command: string, text: string, issued: Issued): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       // Kept on failure: the stream's 'error' comes after the write's callback, and unheard it would end the process.
@@ -144,8 +152,13 @@ export async function printSecret(command: string, text: string, undo: () => Pro
       });
     });
   } catch (error) {
-    await undo();
-    throw new Error(`${command}: nothing was issued: its secret could not be written to standard output (${(error as Error).message})`);
+    const unwritten = `its secret could not be written to standard output (${(error as Error).message})`;
+    try {
+      await issued.takeBack();
+    } catch (takeBackError) {
+      throw new Error(`${command}: ${unwritten}, and ${issued.what} could not be taken back (${(takeBackError as Error).message}): end them by hand`);
+    }
+    throw new Error(`${command}: nothing was issued: ${unwritten}`);
   }
 }
 

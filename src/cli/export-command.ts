@@ -29,7 +29,7 @@ export async function runExport(args: readonly string[]): Promise<number> {
   try {
     // A customer never loaded has nothing to export: empty lists, imported with --replace, would empty a catalogue.
     if ((await loadCatalogueVersion(db, settings.customer)) === 0) {
-      throw new Error(`export: customer '${settings.customer}' has no catalogue in this database: nothing was ever imported or synced for it; nothing was written`);
+      throw new Error(`export: customer '${settings.customer}' has no catalogue in this database: no import or sync ever wrote one; nothing was written`);
     }
     const result = await exportFiles(db, new XmlWriter(settings.xmlNamespace), { customer: settings.customer, directory, format });
     console.log(

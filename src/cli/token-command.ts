@@ -104,7 +104,10 @@ async function runCreate(args: readonly string[]): Promise<number> {
     issueTokens(db, { customers, kind, origins: [...new Set(origins)], label: typeof label === 'string' ? label : null }),
   );
   const ids = issued.map((one) => one.info.id);
-  const revoke = (): Promise<void> => withDatabase(settings, (db) => revokeIssued(db, ids));
+  const revoke = {
+    what: ids.length === 1 ? `token ${ids[0]}` : `tokens ${ids[0]} to ${ids.at(-1)} ('marquee token revoke ID' each)`,
+    takeBack: () => withDatabase(settings, (db) => revokeIssued(db, ids)),
+  };
   if (typeof keysFile === 'string') {
     const withoutCatalogue = issued.filter((one) => !one.customerHasCatalogue).map((one) => one.info.customer);
     await printSecret('token create', issued.map(({ token, info }) => `${info.customer}\t${token}\n`).join(''), revoke);

@@ -118,7 +118,10 @@ async function runAdd(args: readonly string[]): Promise<number> {
     db.transaction((tx) => insertEndpoint(tx, { customer: settings.customer, url: url.href, label: typeof label === 'string' ? label : null, secret, now: Date.now() })),
   );
   // The secret alone on stdout, so that `SECRET=$(marquee webhook add ...)` works; the rest is for people.
-  await printSecret('webhook add', `${secret}\n`, () => withDatabase(settings, (db) => db.transaction((tx) => deleteEndpoint(tx, endpoint.id))));
+  await printSecret('webhook add', `${secret}\n`, {
+    what: `endpoint ${endpoint.id} ('marquee webhook remove ${endpoint.id}')`,
+    takeBack: () => withDatabase(settings, (db) => db.transaction((tx) => deleteEndpoint(tx, endpoint.id))),
+  });
   console.error(
     `Added webhook endpoint ${endpoint.id} for customer '${endpoint.customer}': ${endpoint.url} receives each change after version ${endpoint.deliveredVersion}. ` +
       'The secret above signs every delivery; keep it now: it cannot be shown again.',

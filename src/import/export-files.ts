@@ -1,5 +1,5 @@
 /** Writes a customer's catalogue as the files that `import --replace` reads back to the same catalogue. */
-import { rm, writeFile } from 'node:fs/promises';
+import { lstat, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LISTED_KINDS } from '../catalogue/catalogue-change.js';
 import { ByteSlabs } from '../formats/byte-slabs.js';
@@ -59,7 +59,11 @@ export async function exportFiles(db: SqlClient, xml: XmlWriter, options: Export
   // A file an earlier export left, of a list now empty (the site) or in the other format, would be
   // read back by `import --replace DIR`, bringing back what was deleted or failing on two of a kind.
   const written = new Set(answers.map(([name]) => `${name}.${options.format}`));
-  for (const name of EXPORT_FILES) if (!written.has(name)) await rm(join(options.directory, name), { force: true });
+  for (const name of EXPORT_FILES) {
+    const path = join(options.directory, name);
+    // A folder of such a name is no input to an import (expandInputs passes over it), and is left.
+    if (!written.has(name) && (await lstat(path).catch(() => undefined))?.isDirectory() === false) await rm(path);
+  }
   return {
     files,
     films: snapshot.films.length,

@@ -25,8 +25,9 @@ export function parseDatabaseSpec(text: string): DatabaseSpec {
     if (!URL.canParse(text)) throw new DatabaseSpecError('must be a valid postgres:// URL');
     return { kind: 'postgres', url: text };
   }
-  // Read as a path, mysql://host/db would be made as a SQLite file in a folder named 'mysql:'.
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1];
+  // Read as a path, mysql://host/db (or file:/x) would be made as a SQLite file in a folder named
+  // 'mysql:'. A scheme has two letters at least, so that C:\data is a path.
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(text)?.[1];
   const path = text.replace(/^sqlite:/i, '');
   if (path === '' || (scheme !== undefined && scheme.toLowerCase() !== 'sqlite')) throw new DatabaseSpecError('must name a SQLite file or a postgres:// URL');
   return { kind: 'sqlite', path };
