@@ -131,6 +131,8 @@ export async function withDatabase<T>(settings: Settings<'database' | 'lockTimeo
 export interface Issued {
   /** Named for the operator, should taking it back fail: `tokens 5 to 9`. */
   readonly what: string;
+  /** The command that ends it then. */
+  readonly endWith: string;
   readonly takeBack: () => Promise<unknown>;
 }
 
@@ -156,7 +158,7 @@ export async function printSecret(command: string, text: string, issued: Issued)
     try {
       await issued.takeBack();
     } catch (takeBackError) {
-      throw new Error(`${command}: ${unwritten}, and ${issued.what} could not be taken back (${(takeBackError as Error).message}): end them by hand`);
+      throw new Error(`${command}: ${unwritten}; taking back ${issued.what} failed (${(takeBackError as Error).message}): run '${issued.endWith}'`);
     }
     throw new Error(`${command}: nothing was issued: ${unwritten}`);
   }

@@ -105,7 +105,8 @@ async function runCreate(args: readonly string[]): Promise<number> {
   );
   const ids = issued.map((one) => one.info.id);
   const revoke = {
-    what: ids.length === 1 ? `token ${ids[0]}` : `tokens ${ids[0]} to ${ids.at(-1)} ('marquee token revoke ID' each)`,
+    what: ids.length === 1 ? `token ${ids[0]}` : `tokens ${ids[0]} to ${ids.at(-1)}`,
+    endWith: ids.length === 1 ? `marquee token revoke ${ids[0]}` : 'marquee token revoke ID',
     takeBack: () => withDatabase(settings, (db) => revokeIssued(db, ids)),
   };
   if (typeof keysFile === 'string') {

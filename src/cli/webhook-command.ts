@@ -119,7 +119,8 @@ async function runAdd(args: readonly string[]): Promise<number> {
   );
   // The secret alone on stdout, so that `SECRET=$(marquee webhook add ...)` works; the rest is for people.
   await printSecret('webhook add', `${secret}\n`, {
-    what: `endpoint ${endpoint.id} ('marquee webhook remove ${endpoint.id}')`,
+    what: `endpoint ${endpoint.id}`,
+    endWith: `marquee webhook remove ${endpoint.id}`,
     takeBack: () => withDatabase(settings, (db) => db.transaction((tx) => deleteEndpoint(tx, endpoint.id))),
   });
   console.error(
