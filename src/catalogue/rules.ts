@@ -41,7 +41,8 @@ export function isCalendarDateTime(text: string): boolean {
 export function isHttpUrl(text: string): boolean {
   // The URL parser passes over tabs and line breaks, which would end a line of the calendar feed;
   // no other control character (C0, DEL, C1) or line separator belongs in a URL either.
-  if (!/^https?:\/\//i.test(text) || /[^\u0020-\u007e\u00a0-\u2027\u202a-\uffff]/.test(text)) return false;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (!/^https?:\/\//i.test(text) || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text)) return false;
   try {
     return new URL(text).host !== '';
   } catch {
@@ -166,8 +167,10 @@ export class FieldReader {
     return millionths;
   }
 
-  /** A list of records; a missing property is an empty list, as XML writes none for nobody. */
-  /** The objects of a list, each with its reader and its path (`Films[3]`): its place in the whole list. */
+  /**
+   * The objects of a list, each with its reader and its path (`Films[3]`): its place in the whole
+   * list. A missing property is an empty list, as XML writes none for nobody.
+   */
   list(field: string): { readonly item: RawRecord; readonly reader: FieldReader; readonly path: string }[] {
     const value = this.record[field];
     if (value === undefined) return [];

@@ -104,14 +104,14 @@ async function runCreate(args: readonly string[]): Promise<number> {
     issueTokens(db, { customers, kind, origins: [...new Set(origins)], label: typeof label === 'string' ? label : null }),
   );
   const ids = issued.map((one) => one.info.id);
-  const revoke = {
+  const issuedTokens = {
     what: ids.length === 1 ? `token ${ids[0]}` : `tokens ${ids[0]} to ${ids.at(-1)}`,
     endWith: ids.length === 1 ? `marquee token revoke ${ids[0]}` : 'marquee token revoke ID',
     takeBack: () => withDatabase(settings, (db) => revokeIssued(db, ids)),
   };
   if (typeof keysFile === 'string') {
     const withoutCatalogue = issued.filter((one) => !one.customerHasCatalogue).map((one) => one.info.customer);
-    await printSecret('token create', issued.map(({ token, info }) => `${info.customer}\t${token}\n`).join(''), revoke);
+    await printSecret('token create', issued.map(({ token, info }) => `${info.customer}\t${token}\n`).join(''), issuedTokens);
     console.error(`Issued ${ids.length} tokens, ids ${ids[0]} to ${ids.at(-1)}. Keep them now: they cannot be shown again.`);
     if (withoutCatalogue.length > 0) {
       console.error(`warning: ${withoutCatalogue.length} of these customers have no catalogue yet (${nameSome(withoutCatalogue)}); their tokens see empty lists until an import loads one`);
@@ -120,7 +120,7 @@ async function runCreate(args: readonly string[]): Promise<number> {
   }
   const [{ token, info, customerHasCatalogue }] = issued as [IssueResult];
   // The token alone on stdout, so that `TOKEN=$(marquee token create ...)` works; the rest is for people.
-  await printSecret('token create', `${token}\n`, revoke);
+  await printSecret('token create', `${token}\n`, issuedTokens);
   if (kind === 'secret') console.error(`Issued token ${info.id} for customer '${info.customer}'. Keep it now: it cannot be shown again.`);
   else {
     const pages = info.origins.length === 0 ? 'any page' : `pages of ${info.origins.join(', ')}`;

@@ -189,10 +189,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return503OnClosing: false,
     rewriteUrl: routableTarget,
     // Paths match in any case, as on the original API; an id of any length (--max-header-size
-    // bounds it) names a record or answers 404, through the access step and every hook.
+    // bounds it) names a record or answers 404, through the access step and every hook. With
+    // routableTarget, no target is refused by the router before them.
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: Number.MAX_SAFE_INTEGER },
-    // Were the router to refuse a target routableTarget let through, it would still get a problem.
-    frameworkErrors: (_error, request, reply) => nothingAt(app, policy, request, reply),
     clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
       // A reset means the client is gone; there is no one to answer.
       if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -110,7 +110,7 @@ export interface Schedule {
 export async function enrolCustomers(tx: SqlClient, customers: readonly Enrolment[], schedule: Schedule | null, now: number): Promise<void> {
   const due = stamp(now);
   const intervals = schedule?.intervals;
-  if (schedule !== null) {
+  if (schedule !== null && customers.length > 0) {
     const urls = new Map(customers.map(({ customer, url }) => [customer, url]));
     const rows = await tx.query<Pick<SyncStateRow, 'customer' | 'url' | 'every_seconds' | 'sessions_every_seconds' | 'due_at' | 'catalogue_due_at'>>(
       'SELECT customer, url, every_seconds, sessions_every_seconds, due_at, catalogue_due_at FROM sync_state',
